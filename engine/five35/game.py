@@ -1,0 +1,444 @@
+"""The 535 rules object: the integer fast path (:class:`Five35Rules`) that ``engine.api`` drives.
+
+Rule choices the rule book leaves open (see also the package docstring):
+
+* The deal (F-2) is one card at a time, clockwise, starting with the seat after the dealer, from
+  the deck shuffled by ``SplitMix64.for_deal(seed, "535", players, round_no)``; the cards left
+  over are out of play for that round.
+* After an *add* the central pile is the longer pile, and the adder is the player who played last.
+  A later overwrite must match the new pile's type and size (F-8), so once a pile has more than 3
+  cards it can no longer be overwritten (a play has at most 3 cards): only added to, or passed.
+* The Rule of 8 (F-10) looks at the cards the move puts down: an overwrite or an add containing an
+  8 ends the trick; adding a non-8 to a pile that already holds an 8 (it opened the trick) does not.
+* A player who puts down their last card ends the round at once (F-12), whatever the trick.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from engine.errors import IllegalMove
+from engine.five35 import deck as D
+from engine.five35.options import Options, parse_options
+from engine.five35.piles import (
+    ADD,
+    EMPTY,
+    GROUP,
+    KIND_NAMES,
+    MAX_CARDS,
+    NCARDS,
+    NMOVES,
+    PASS,
+    PILE_ID,
+    PILES,
+    PLAY,
+    REQ,
+    RUN,
+    RUN_END,
+    SINGLE,
+    Pile,
+    judge,
+    make_move,
+    move_parts,
+    move_text,
+    pile_cards,
+    shape,
+    tables_for,
+)
+from engine.five35.state import State
+from engine.five35.view import copy_round, view
+from engine.rng import SplitMix64, seed_text
+
+NAME = "535"
+#: entries kept per pile in the legal-move memo before it is emptied
+MEMO_LIMIT = 50_000
+
+
+# --- readable descriptions for IllegalMove messages -------------------------------------------
+
+
+def _cards_text(indices: list[int] | tuple[int, ...]) -> str:
+    return " ".join(str(D.RANKS[i]) for i in indices)
+
+
+def describe_pile(pile: Pile) -> str:
+    """English for a pile: ``the single 9``, ``the group 7 7 7``, ``the run 3 4 5``."""
+    kind, _, _ = pile
+    if kind == SINGLE:
+        return f"the single {_cards_text(pile_cards(pile))}"
+    name = "group" if kind == GROUP else "run"
+    return f"the {name} {_cards_text(pile_cards(pile))}"
+
+
+def _size_word(kind: int) -> str:
+    return str(KIND_NAMES[kind])
+
+
+class Five35Rules:
+    """535 on integer moves (see :mod:`engine.rules`).  Registered as ``"535"``."""
+
+    name = NAME
+
+    # --- setting up ------------------------------------------------------------------------------
+
+    def new(self, players: int, seed: int | str, hands: list[list[Any]] | None,
+            options: dict[str, Any]) -> State:
+        """A new match; ``hands`` (ranks per seat) fixes the first round's deal.  ValueError if bad.
+
+        ``hands`` must have one non-empty list of ranks per seat; seats may hold different numbers
+        of cards; no rank may appear more often than the deck has copies; the cards in no hand are
+        out of play for that round.  Later rounds are dealt from ``seed`` with ``hand_size``.
+        """
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+            raise ValueError(f"535 is played by 2 to 6 players, not {players!r}")
+        seed_text(seed)  # validates the seed's type
+        opts = parse_options(players, options)
+        s = State.__new__(State)
+        s.game = NAME
+        s.players = players
+        s.seed = seed
+        s.options = opts
+        s.tables = tables_for(players, opts.runs_low_beats_high)
+        s.dealer = players - 1  # F-13: the last seat deals the first round, so seat 0 leads
+        s.round_no = 0
+        s.scores = [0] * players
+        s.rounds = []
+        s.over = False
+        if hands is None:
+            self._start_round(s, self._deal(s))
+        else:
+            self._start_round(s, _check_hands(players, hands))
+        return s
+
+    def _deal(self, s: State) -> list[int]:
+        """F-2: this round's hands (packed), dealt from the seed (see the module docstring)."""
+        cards = D.deck_ranks(s.players)
+        SplitMix64.for_deal(s.seed, NAME, s.players, s.round_no).shuffle(cards)
+        n = s.players
+        hands = [0] * n
+        first = (s.dealer + 1) % n
+        for i in range(n * s.options.hand_size):
+            hands[(first + i) % n] += D.UNIT[D.RANK_INDEX[cards[i]]]
+        return hands
+
+    def _start_round(self, s: State, hands: list[int]) -> None:
+        n = s.players
+        s.hands = hands
+        s.counts = [D.size(h) for h in hands]
+        s.played = 0
+        s.out = D.deck_packed(n) - sum(hands)
+        s.pile = 0
+        s.leader = s.to_move = (s.dealer + 1) % n  # F-13
+        s.last = -1
+        s.passed = 0
+        s.in_trick = n
+        s.history = []
+        s.trick_start = 0
+
+    def _end_round(self, s: State, seat: int) -> None:
+        """F-12 (the seat went out), F-14 (is the match over?), F-13 (next deal)."""
+        pts = s.options.points
+        gains = [0 if i == seat else D.points_of(h, pts) for i, h in enumerate(s.hands)]
+        s.scores = [a + b for a, b in zip(s.scores, gains, strict=True)]
+        s.rounds.append({
+            "round": s.round_no + 1,
+            "dealer": s.dealer,
+            "went_out": seat,
+            "cards_left": s.counts[:],
+            "points": gains,
+            "scores": s.scores[:],
+        })
+        if max(s.scores) >= s.options.target:
+            s.over = True
+            s.pile = 0
+            return
+        s.round_no += 1
+        s.dealer = (s.dealer + 1) % s.players
+        self._start_round(s, self._deal(s))
+
+    # --- the fast path ---------------------------------------------------------------------------
+
+    def clone(self, state: State) -> State:
+        """An independent copy."""
+        return state.clone()
+
+    def to_move(self, state: State) -> int | None:
+        """The seat to move, None once the match is over."""
+        return None if state.over else state.to_move
+
+    def legal(self, state: State) -> list[int]:
+        """The legal moves, ascending (pass, 0, first when the trick is not being led)."""
+        if state.over:
+            return []
+        # Every candidate needs at most 3 copies of a rank, so legality depends only on the pile and
+        # on which ranks the hand holds at least 1, 2, 3 times: that signature keys a memo.
+        h = state.hands[state.to_move] | D.GUARD
+        g = D.GUARD
+        sig = ((h - D.ONES) & g) | (((h - D.TWOS) & g) >> 1) | (((h - D.THREES) & g) >> 2)
+        memo = state.tables.memo[state.pile]
+        moves = memo.get(sig)
+        if moves is None:
+            moves = [m for m, r in state.tables.cands[state.pile] if (h - r) & g == g]
+            if state.pile:
+                moves.insert(0, PASS)
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()  # bounded memory; the memo is only a speed-up
+            memo[sig] = moves
+        return moves[:]
+
+    def apply(self, state: State, move: int) -> None:
+        """Apply a legal move in place (unchecked)."""
+        s = state
+        seat = s.to_move
+        s.history.append(move * 8 + seat)
+        if move == PASS:
+            s.passed |= 1 << seat
+            s.in_trick -= 1
+            if s.in_trick == 1:  # F-9: all but one passed; the last to play leads (F-8)
+                self._new_trick(s, s.last)
+            else:
+                s.to_move = s.tables.next_seat[s.passed * 8 + seat]
+            return
+        req = REQ[move]
+        s.hands[seat] -= req
+        s.played += req
+        left = s.counts[seat] - NCARDS[move]
+        s.counts[seat] = left
+        if left == 0:  # F-12
+            self._end_round(s, seat)
+            return
+        new = s.tables.effect[s.pile * NMOVES + move]
+        if new < 0:  # F-9 size limit or F-10 Rule of 8: the player who just played leads
+            self._new_trick(s, seat)
+        else:
+            s.pile = new
+            s.last = seat
+            s.to_move = s.tables.next_seat[s.passed * 8 + seat]  # F-11
+
+    @staticmethod
+    def _new_trick(s: State, leader: int) -> None:
+        s.pile = 0
+        s.passed = 0
+        s.in_trick = s.players
+        s.leader = s.to_move = leader
+        s.last = -1
+        s.trick_start = len(s.history)
+
+    # --- notation --------------------------------------------------------------------------------
+
+    def encode(self, state: State, move: int) -> str:
+        """Canonical notation: ``pass``, ``play 7 7``, ``add 2 7`` (ranks ascending)."""
+        return move_text(move)
+
+    def decode(self, state: State, text: str) -> int:
+        """The move int of a notation.
+
+        Lenient about spacing (any whitespace), letter case of the word and the order of the ranks;
+        strict otherwise: ``pass`` alone, or ``play``/``add`` followed by at least one rank of the
+        deck.  A readable move that can never be legal still decodes (to an extended int) so that
+        :meth:`explain` can say why.
+        """
+        parts = text.split()
+        if not parts:
+            raise IllegalMove("bad_notation", "Empty move: write pass, play <ranks> or add <ranks>.",
+                              text=text)
+        word = parts[0].lower()
+        if word == "pass":
+            if len(parts) != 1:
+                raise IllegalMove("bad_notation", "pass takes no cards.", text=text)
+            return PASS
+        if word not in ("play", "add"):
+            raise IllegalMove("bad_notation",
+                              f"Cannot read {text!r}: write pass, play <ranks> or add <ranks>, "
+                              "for example play 7 7.", text=text)
+        if len(parts) == 1:
+            raise IllegalMove("bad_notation", f"Say which cards to {word}, for example {word} 7.",
+                              text=text)
+        ranks: list[int] = []
+        for p in parts[1:]:
+            if not (p.isascii() and p.isdigit()) or int(p) not in D.RANK_INDEX:
+                raise IllegalMove("bad_notation",
+                                  f"{p!r} is not a card: the ranks are "
+                                  f"{', '.join(map(str, D.RANKS))}.", text=text, card=p)
+            ranks.append(D.RANK_INDEX[int(p)])
+        if len(ranks) > 15:
+            raise IllegalMove("too_many_cards",
+                              f"You can put down at most {MAX_CARDS} cards at a time, not {len(ranks)}.",
+                              count=len(ranks))
+        return make_move(PLAY if word == "play" else ADD, tuple(sorted(ranks)))
+
+    # --- refusals (G-2) --------------------------------------------------------------------------
+
+    def explain(self, state: State, move: int) -> Exception:
+        """Why ``move`` is refused now.  Checks, in order: the move itself (too many cards, not a
+        pile), the hand (not_in_hand), then the table (pass/add/overwrite rules)."""
+        s = state
+        if s.over:
+            return IllegalMove("game_over", "The match is over.")
+        kind, ranks = move_parts(move)
+        cards = [D.RANKS[i] for i in ranks]
+        if kind != PASS:
+            if len(ranks) > MAX_CARDS:
+                return IllegalMove("too_many_cards",
+                                   f"You can put down at most {MAX_CARDS} cards at a time, "
+                                   f"not {len(ranks)}.", count=len(ranks))
+            if kind == PLAY and shape(ranks) is None:
+                return IllegalMove("not_a_pile",
+                                   f"The cards {_cards_text(ranks)} do not form a pile: play one card, "
+                                   "cards of one rank, or cards of consecutive ranks.", cards=cards)
+            if not D.holds(s.hands[s.to_move], D.pack_indices(ranks)):
+                return IllegalMove("not_in_hand", f"You do not hold {_cards_text(ranks)}.",
+                                   cards=cards)
+        pile = PILES[s.pile]
+        err, _, _ = judge(pile, kind, ranks, s.options.runs_low_beats_high, s.tables.group_end)
+        return self._message(err, pile, kind, ranks, s.tables.group_end, s.options)
+
+    @staticmethod
+    def _message(err: str | None, pile: Pile, kind: int, ranks: tuple[int, ...], group_end: int,
+                 opts: Options) -> IllegalMove:
+        cards = [D.RANKS[i] for i in ranks]
+        here = describe_pile(pile) if pile != EMPTY else ""
+        pk, _, psize = pile
+        if err == "leader_cannot_pass":
+            return IllegalMove(err, "You lead this trick: play 1 to 3 cards; the leader cannot pass.")
+        if err == "nothing_to_add_to":
+            return IllegalMove(err, "You lead this trick: there is no pile to add to; "
+                               "play 1 to 3 cards.", cards=cards)
+        if err == "wrong_type_or_size":
+            if psize > MAX_CARDS:
+                msg = (f"The pile is {here}, {psize} cards: more than a play can match. "
+                       "Add to it or pass.")
+            else:
+                other = "or pass" if pk == SINGLE else "add to it, or pass"
+                msg = (f"To overwrite {here} play a {_size_word(pk)} of {psize} card"
+                       f"{'s' if psize > 1 else ''} that beats it, {other}.")
+            return IllegalMove(err, msg, cards=cards, pile=pile_cards_ranks(pile))
+        if err == "does_not_beat":
+            new = shape(ranks)
+            assert new is not None
+            if pk == RUN:
+                how = ("a run beats another when it starts lower" if opts.runs_low_beats_high
+                       else "a run beats another when it starts higher")
+            else:
+                how = "it needs a higher rank"
+            return IllegalMove(err, f"{describe_pile(new).capitalize()} does not beat {here}: {how}.",
+                               cards=cards, pile=pile_cards_ranks(pile))
+        if err == "cannot_add_to_single":
+            return IllegalMove(err, f"A single cannot be added to: overwrite {here} with a higher "
+                               "single, or pass.", cards=cards, pile=pile_cards_ranks(pile))
+        if err == "add_does_not_fit":
+            how = ("cards of its rank" if pk == GROUP
+                   else "new consecutive ranks at either end (or both)")
+            return IllegalMove(err, f"The cards {_cards_text(ranks)} do not extend {here}: add {how}.",
+                               cards=cards, pile=pile_cards_ranks(pile))
+        if err == "too_long":
+            limit = group_end if pk == GROUP else RUN_END
+            return IllegalMove(err, f"That makes a {_size_word(pk)} of {psize + len(ranks)} cards; "
+                               f"a {_size_word(pk)} ends the trick at {limit} cards and cannot "
+                               "grow past it.", cards=cards, limit=limit)
+        return IllegalMove("illegal", "That move is not allowed now.", cards=cards)
+
+    # --- reporting -------------------------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (G-1); see :func:`engine.five35.view.view`."""
+        return view(self, state, seat)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """Once over: ``winners`` (fewest points, ties share, F-14), ``scores``, ``rounds``."""
+        if not state.over:
+            return None
+        best = min(state.scores)
+        return {
+            "winners": [i for i, p in enumerate(state.scores) if p == best],
+            "scores": state.scores[:],
+            "rounds": [copy_round(r) for r in state.rounds],
+            "target": state.options.target,
+        }
+
+    def snapshot(self, state: State) -> dict[str, Any]:
+        """The whole state as JSON-serialisable data (hidden cards included: never show it)."""
+        s = state
+        opts = s.options.public()
+        return {
+            "version": 1,
+            "players": s.players,
+            "seed": s.seed,
+            "options": opts,
+            "hands": [D.unpack(h) for h in s.hands],
+            "played": D.unpack(s.played),
+            "out": D.unpack(s.out),
+            "pile": pile_cards_ranks(PILES[s.pile]),
+            "leader": s.leader,
+            "last": s.last,
+            "passed": [i for i in range(s.players) if s.passed >> i & 1],
+            "to_move": s.to_move,
+            "dealer": s.dealer,
+            "round_no": s.round_no,
+            "scores": s.scores[:],
+            "history": [[h & 7, move_text(h >> 3)] for h in s.history],
+            "trick_start": s.trick_start,
+            "rounds": [copy_round(r) for r in s.rounds],
+            "over": s.over,
+        }
+
+    def restore(self, data: dict[str, Any]) -> State:
+        """The state that :meth:`snapshot` saved."""
+        players = data["players"]
+        raw = dict(data["options"])
+        raw["points"] = {int(k): v for k, v in raw["points"].items()}
+        opts = parse_options(players, raw)
+        s = State.__new__(State)
+        s.game = NAME
+        s.players = players
+        s.seed = data["seed"]
+        s.options = opts
+        s.tables = tables_for(players, opts.runs_low_beats_high)
+        s.hands = [D.pack(h) for h in data["hands"]]
+        s.counts = [len(h) for h in data["hands"]]
+        s.played = D.pack(data["played"])
+        s.out = D.pack(data["out"])
+        pile = shape(tuple(D.RANK_INDEX[r] for r in data["pile"]))
+        s.pile = 0 if pile is None else PILE_ID[pile]
+        s.leader = data["leader"]
+        s.last = data["last"]
+        s.passed = sum(1 << i for i in data["passed"])
+        s.in_trick = players - len(data["passed"])
+        s.to_move = data["to_move"]
+        s.dealer = data["dealer"]
+        s.round_no = data["round_no"]
+        s.scores = list(data["scores"])
+        s.history = [self.decode(s, text) * 8 + seat for seat, text in data["history"]]
+        s.trick_start = data["trick_start"]
+        s.rounds = [copy_round(r) for r in data["rounds"]]
+        s.over = data["over"]
+        return s
+
+
+def pile_cards_ranks(pile: Pile) -> list[int]:
+    """A pile's cards as ranks, ascending (empty for no pile)."""
+    return [D.RANKS[i] for i in pile_cards(pile)]
+
+
+def _check_hands(players: int, hands: list[list[Any]]) -> list[int]:
+    """Validate the ``hands`` argument; return the packed hands."""
+    if not isinstance(hands, list | tuple) or len(hands) != players:
+        raise ValueError(f"hands must be a list of {players} hands, one per seat")
+    packed: list[int] = []
+    total: Counter[int] = Counter()
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, list | tuple) or not hand:
+            raise ValueError(f"hands[{seat}] must be a non-empty list of ranks")
+        for r in hand:
+            if isinstance(r, bool) or not isinstance(r, int) or r not in D.RANK_INDEX:
+                raise ValueError(f"hands[{seat}]: {r!r} is not a rank of the deck "
+                                 f"({', '.join(map(str, D.RANKS))})")
+        total.update(hand)
+        packed.append(sum(D.UNIT[D.RANK_INDEX[r]] * c for r, c in Counter(hand).items()))
+    for r in D.RANKS:
+        if total[r] > D.copies(players):
+            raise ValueError(f"hands hold {total[r]} cards of rank {r}; the deck has "
+                             f"{D.copies(players)}")
+    return packed
+
