@@ -1,0 +1,124 @@
+"""Replies in the player's language, from gettext catalogues (``locales/<lang>/LC_MESSAGES/*.po``).
+
+Message ids are stable dotted keys (``error.not_a_command``, ``illegal.not_playable``), never
+English sentences, and both languages give the full text.  Each ``.po`` file is one *domain*
+(``messages``: protocol errors, refusals, cards, help, rules, views; ``tables``: the table
+lifecycle); :func:`translate` looks a key up in every domain, so callers need not know which file
+holds it.  The ``.po`` files are read at first use (Babel compiles them in memory), so there is no
+build step and no compiled file in the repository.
+
+Placeholders are ``{name}``-style, filled with ``str.format``.  A missing key or placeholder never
+raises: the key (or the ``{placeholder}``) shows in the text, and ``tests/service/test_i18n.py``
+catches it before a player does.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+__all__ = ["DEFAULT", "SUPPORTED", "domains", "msgids", "pick_locale", "placeholders", "translate"]
+
+SUPPORTED = ("es", "en")
+DEFAULT = "en"
+LOCALES_DIR = Path(__file__).parent / "locales"
+
+# Languages of Spain other than Spanish: their speakers read Spanish, and we have no catalogue.
+_SPANISH_LIKE = frozenset({"es", "ca", "gl", "eu", "ast", "an", "oc"})
+
+
+def pick_locale(language_code: str | None) -> str:
+    """The supported locale for a platform's language code (``es-419`` -> ``es``, ``ca`` -> ``es``).
+
+    Spanish and the other languages of Spain give ``"es"``; anything else, or None, ``"en"``.
+    """
+    if not language_code or not isinstance(language_code, str):
+        return DEFAULT
+    primary = language_code.strip().replace("_", "-").split("-", 1)[0].lower()
+    return "es" if primary in _SPANISH_LIKE else DEFAULT
+
+
+@cache
+def domains() -> tuple[str, ...]:
+    """The catalogue domains, ``messages`` first then the others by name (the lookup order)."""
+    found = {p.stem for p in (LOCALES_DIR / DEFAULT / "LC_MESSAGES").glob("*.po")}
+    return tuple(sorted(found, key=lambda d: (d != "messages", d)))
+
+
+@cache
+def _catalog(locale: str, domain: str) -> gettext.GNUTranslations | None:
+    """The compiled catalogue of one locale and domain, or None when it has no ``.po`` file."""
+    path = LOCALES_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=locale, domain=domain)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def msgids(domain: str, locale: str = DEFAULT) -> set[str]:
+    """Every message id of ``domain`` in ``locale``'s catalogue (empty when there is none)."""
+    return set(_msgids(domain, locale))
+
+
+@cache
+def _msgids(domain: str, locale: str) -> frozenset[str]:
+    path = LOCALES_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
+    if not path.is_file():
+        return frozenset()
+    with path.open("rb") as f:
+        return frozenset(str(m.id) for m in read_po(f, locale=locale, domain=domain) if m.id)
+
+
+def _lookup(locale: str, msgid: str) -> str | None:
+    for domain in domains():
+        catalog = _catalog(locale, domain)
+        if catalog is None:
+            continue
+        text = catalog.gettext(msgid)
+        # gettext answers the msgid itself when it has no entry; our texts never equal their keys.
+        if text != msgid:
+            return text
+    return None
+
+
+class _Params(dict[str, Any]):
+    """Format parameters that leave an unknown placeholder as it was instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def translate(locale: str | None, msgid: str, **params: Any) -> str:
+    """The text of ``msgid`` in ``locale`` (any platform code; unknown ones fall back to English),
+    with its ``{placeholders}`` filled from ``params``.
+
+    A key missing in ``locale`` falls back to English, then to the key itself: it never raises.
+    """
+    chosen = locale if locale in SUPPORTED else pick_locale(locale)
+    text = _lookup(chosen, msgid)
+    if text is None and chosen != DEFAULT:
+        text = _lookup(DEFAULT, msgid)
+    if text is None:
+        return msgid
+    try:
+        return string.Formatter().vformat(text, (), _Params(params))
+    except (ValueError, IndexError, AttributeError, KeyError):
+        # A malformed template ("{0}", "{a.b}", an unmatched brace) is a catalogue bug: show the
+        # text unfilled rather than fail the reply.
+        return text
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{name}`` placeholders of a catalogue text (for the catalogue tests)."""
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
