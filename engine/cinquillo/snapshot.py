@@ -1,0 +1,73 @@
+"""Saving a whole Cinquillo state as JSON data and loading it back (hidden cards included)."""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+from typing import Any
+
+from engine.cinquillo.cards import card, codes_of, mask_of
+from engine.cinquillo.options import resolve
+from engine.cinquillo.state import CinquilloState, playable_mask
+
+VERSION = 1
+
+
+def snapshot(st: CinquilloState) -> dict[str, Any]:
+    """Every field of ``st`` as JSON data (cards as codes, scores as ``"7/2"``-style strings)."""
+    return {
+        "version": VERSION,
+        "players": st.players,
+        "seed": st.seed,
+        "options": st.opts.as_dict(),
+        "hands": [codes_of(h) for h in st.hands],
+        "low": list(st.low),
+        "high": list(st.high),
+        "blocked": codes_of(st.blocked),
+        "turn": st.turn,
+        "round_index": st.round_index,
+        "dealer": st.dealer,
+        "chips": list(st.chips),
+        "pot": st.pot,
+        "scores": [str(f) for f in st.scores],
+        "round_wins": list(st.round_wins),
+        "history": list(st.history),
+        "rounds": copy.deepcopy(st.rounds),
+        "winners": None if st.winners is None else list(st.winners),
+    }
+
+
+def restore(data: dict[str, Any]) -> CinquilloState:
+    """The state that :func:`snapshot` saved; raises ValueError for data it cannot read."""
+    try:
+        if data["version"] != VERSION:
+            raise ValueError(f"unknown cinquillo snapshot version {data['version']!r}")
+        players = data["players"]
+        opts = resolve(players, data["options"])
+        st = CinquilloState.__new__(CinquilloState)
+        st.game = "cinquillo"
+        st.players = players
+        st.seed = data["seed"]
+        st.opts = opts
+        st.step = 1 if opts.direction == "clockwise" else players - 1
+        st.cabron = opts.cabron
+        st.double_turn = opts.double_turn
+        st.pay = opts.chips
+        st.hands = [mask_of(card(c) for c in h) for h in data["hands"]]
+        st.low = [int(x) for x in data["low"]]
+        st.high = [int(x) for x in data["high"]]
+        st.blocked = mask_of(card(c) for c in data["blocked"])
+        st.turn = int(data["turn"])
+        st.round_index = int(data["round_index"])
+        st.dealer = int(data["dealer"])
+        st.chips = [int(x) for x in data["chips"]]
+        st.pot = int(data["pot"])
+        st.scores = [Fraction(x) for x in data["scores"]]
+        st.round_wins = [int(x) for x in data["round_wins"]]
+        st.history = [int(x) for x in data["history"]]
+        st.rounds = copy.deepcopy(data["rounds"])
+        st.winners = None if data["winners"] is None else [int(x) for x in data["winners"]]
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not a cinquillo snapshot: {exc}") from None
+    st.playable = playable_mask(st)
+    return st

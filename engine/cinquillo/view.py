@@ -1,0 +1,92 @@
+"""What a seat may see (G-1) and the match result, as JSON-serialisable dicts.
+
+Scores are exact: an int when whole, else a string ``"num/den"`` (``"7/2"``: only cabrón ties
+split points into fractions, C-13).  A view never holds another seat's cards, the deck order or
+the seed.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from engine.cinquillo.cards import CODES, PASS, SUITS, codes_of
+from engine.cinquillo.state import CinquilloState, fraction_json, teams_list
+
+
+def _history(st: CinquilloState) -> list[dict[str, Any]]:
+    return [{"seat": h >> 6, "move": "pass" if h & 63 == PASS else CODES[h & 63]} for h in st.history]
+
+
+def view(st: CinquilloState, seat: int | None) -> dict[str, Any]:
+    """The table as ``seat`` sees it (``None``: a spectator, who sees no hand).
+
+    Keys: ``game``, ``seat``, ``players``, ``hand`` (own cards, None for a spectator),
+    ``hand_sizes``, ``to_move``, ``legal_moves`` (empty unless ``seat`` is to move), ``extra_turn``
+    (the seat to move is playing again after a 1 or a Rey, C-11), ``scores`` and ``scoring``
+    (``"points"`` or ``"round_wins"``: what ``scores`` counts), ``target``, ``rounds_to_win``,
+    ``round_wins``, ``round`` (1-based), ``over``, ``winners`` (None until over), ``table`` (per suit
+    letter ``{"low": code, "high": code}`` or None while closed), ``blocked`` (cabrón's blocked
+    cards), ``chips`` and ``pot`` (None without pago), ``teams`` (lists of seats, or None),
+    ``direction``, ``dealer`` (None with the clasico deal, which has no dealer), ``history`` (this
+    round's moves: ``{"seat", "move"}``), ``last_move``, ``options`` and ``rounds`` (the finished
+    rounds' public records: winners, cards left per seat, points, chips, moves).
+    """
+    opts = st.opts
+    over = st.turn < 0
+    to_move = None if over else st.turn
+    legal: list[str] = []
+    if seat is not None and seat == to_move:
+        legal = codes_of(st.hands[seat] & st.playable) or ["pass"]
+    history = _history(st)
+    return {
+        "game": st.game,
+        "seat": seat,
+        "players": st.players,
+        "hand": None if seat is None else codes_of(st.hands[seat]),
+        "hand_sizes": [h.bit_count() for h in st.hands],
+        "to_move": to_move,
+        "legal_moves": legal,
+        "extra_turn": bool(not over and st.history and st.history[-1] >> 6 == st.turn),
+        "scores": [fraction_json(f) for f in st.scores],
+        "scoring": "points" if opts.points else "round_wins",
+        "target": opts.target,
+        "rounds_to_win": opts.rounds_to_win,
+        "round_wins": list(st.round_wins),
+        "round": st.round_index + 1,
+        "over": over,
+        "winners": None if st.winners is None else list(st.winners),
+        "table": {SUITS[s]: None if st.low[s] < 0 else
+                  {"low": CODES[s * 10 + st.low[s]], "high": CODES[s * 10 + st.high[s]]}
+                  for s in range(4)},
+        "blocked": codes_of(st.blocked),
+        "chips": list(st.chips) if st.pay else None,
+        "pot": st.pot if st.pay else None,
+        "teams": teams_list(st),
+        "direction": opts.direction,
+        "dealer": st.dealer if opts.deal == "tradicional" else None,
+        "history": history,
+        "last_move": history[-1] if history else None,
+        "options": opts.as_dict(),
+        "rounds": copy.deepcopy(st.rounds),
+    }
+
+
+def result(st: CinquilloState) -> dict[str, Any] | None:
+    """Once over: ``winners`` (every seat of a winning team), ``scores``, ``scoring``,
+    ``round_wins``, ``rounds`` (the public record of every round), ``teams``, and ``chips``/``pot``
+    when pago is played (chips never decide the winner, C-9).  None while the match goes on."""
+    if st.winners is None:
+        return None
+    out: dict[str, Any] = {
+        "winners": list(st.winners),
+        "scores": [fraction_json(f) for f in st.scores],
+        "scoring": "points" if st.opts.points else "round_wins",
+        "round_wins": list(st.round_wins),
+        "rounds": copy.deepcopy(st.rounds),
+        "teams": teams_list(st),
+    }
+    if st.pay:
+        out["chips"] = list(st.chips)
+        out["pot"] = st.pot
+    return out
