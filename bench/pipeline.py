@@ -1,0 +1,239 @@
+"""The service pipeline on a real Redis, measured beside the bare pipeline of the design.
+
+usage: bench/pipeline.py REDIS_URL [--tables 1000] [--commands 20000] [--seconds 5]
+
+1. Sets up ``--tables`` Cinquillo tables of two people (through the gateway and a worker; not timed)
+   and scripts each match's moves with the engine from the seed in its MatchStarted event: no AI
+   player and no timer is involved.
+2. Throughput: writes ``--commands`` scripted moves to the command streams, then times one worker
+   (in this process, as the bare pipeline does) until every one is appended with its outbox messages.
+3. Latency: sends moves at half that rate for ``--seconds`` while the worker runs, and reports p50/p99
+   from a command's submission to its outbox messages (they are written in the append's Lua call).
+4. Loading: the time to load a table of 500+ events with no cache (snapshot + the events after it).
+5. Runs ../shared/bench/bare_pipeline.py (same python, same Redis) and prints the ratio.
+
+Only keys under the prefix ``bench:`` are touched (deleted before and after).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import redis.asyncio as aioredis
+
+import engine
+from service import logs
+from service.commands import TableCommand
+from service.events import MatchStarted, TableCreated
+from service.gateway import Gateway
+from service.identities import Player, Room
+from service.settings import Settings
+from service.tables.repository import history, load
+from service.worker import Worker
+
+PREFIX = "bench:"
+BARE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "bare_pipeline.py"
+
+
+class TimedWorker(Worker):
+    """A worker that records, per command, the time from its submission to its append + outbox."""
+
+    latencies: list[float]
+
+    def _log(self, cmd: Any, version: int, outcome: str, now: float) -> None:
+        if cmd is not None and cmd.at:
+            self.latencies.append(time.time() - cmd.at)
+        super()._log(cmd, version, outcome, now)
+
+
+async def _clean(r: Any) -> None:
+    batch = []
+    async for k in r.scan_iter(match=f"{PREFIX}*", count=1000):
+        batch.append(k)
+        if len(batch) >= 1000:
+            await r.delete(*batch)
+            batch = []
+    if batch:
+        await r.delete(*batch)
+
+
+async def setup_tables(r: Any, settings: Settings, n: int, worker: Worker) -> dict[str, dict[str, Any]]:
+    """N started two-person tables, each with its scripted moves (seat, move) from the engine."""
+    gw = Gateway(r, settings)
+    rooms = [Room(platform="bench", chat=str(i), kind="group") for i in range(n)]
+    people = [(Player(platform="bench", user=f"a{i}"), Player(platform="bench", user=f"b{i}"))
+              for i in range(n)]
+    for (a, _), room in zip(people, rooms, strict=True):
+        await gw.submit("/new cinquillo", user=a, room=room)
+    await worker.drain()
+    for (a, b), room in zip(people, rooms, strict=True):
+        await gw.submit("/join", user=b, room=room)
+        await gw.submit("/start", user=a, room=room)
+    await worker.drain()
+    tables: dict[str, dict[str, Any]] = {}
+    for (a, b), room in zip(people, rooms, strict=True):
+        table = await gw.table_of(room)
+        assert table is not None
+        stored = await history(worker.store, table)
+        created = next(s.event for s in stored if isinstance(s.event, TableCreated))
+        started = next(s.event for s in stored if isinstance(s.event, MatchStarted))
+        state = engine.new_game(created.game, players=2, seed=started.seed, **created.options)
+        script = []
+        while engine.to_move(state) is not None:
+            seat, move = engine.to_move(state), engine.legal_moves(state)[0]
+            script.append((seat, move))
+            state = engine.play(state, move)
+        tables[table] = {"people": (a, b), "room": room, "script": script, "next": 0}
+    return tables
+
+
+Planned = list[tuple[str, str, TableCommand]]
+
+
+def next_commands(tables: dict[str, dict[str, Any]], count: int, keys: Any) -> Planned:
+    """The next ``count`` scripted moves, round-robin over the tables (each table's in order)."""
+    out = []
+    while len(out) < count:
+        progressed = False
+        for table, t in tables.items():
+            if t["next"] < len(t["script"]) and len(out) < count:
+                seat, move = t["script"][t["next"]]
+                t["next"] += 1
+                progressed = True
+                cmd = TableCommand(id=f"m:{table}:{t['next']}", table=table, name="move", args={"move": move},
+                                   actor=t["people"][seat], room=t["room"], locale="en")
+                out.append((keys.commands_for(table), table, cmd))
+        if not progressed:
+            break
+    return out
+
+
+async def xadd_all(r: Any, cmds: list[tuple[str, str, TableCommand]], stamp: bool) -> None:
+    pipe = r.pipeline(transaction=False)
+    now = time.time()
+    for stream, _, cmd in cmds:
+        c = cmd.model_copy(update={"at": now}) if stamp else cmd
+        pipe.xadd(stream, {"c": c.dumps()})
+    await pipe.execute()
+
+
+async def throughput(worker: TimedWorker, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int]:
+    """Prefill ``n`` scripted moves, then time the worker until all are appended."""
+    cmds = next_commands(tables, n, worker.keys)
+    for i in range(0, len(cmds), 1000):
+        await xadd_all(r, cmds[i:i + 1000], stamp=False)
+    await worker.setup()
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    done = await worker.drain()
+    dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    print(f"  (worker CPU {cpu / done * 1e6:.0f} us per command, {cpu / dt:.0%} of one core)")
+    return done / dt, done
+
+
+async def latency(worker: TimedWorker, r: Any, tables: dict[str, Any], rate: float,
+                  seconds: float) -> list[float]:
+    """Open-loop load at ``rate`` for ``seconds``; per-command latency from submission to outbox."""
+    worker.latencies = []
+    worker.stop.clear()
+    # Scripted before the clock starts, so that the producer costs little while it runs.
+    planned = next_commands(tables, int(rate * seconds), worker.keys)
+    task = asyncio.create_task(worker.run())
+    tick = 0.002  # a small batch every 2 ms
+    sent, t0 = 0, time.perf_counter()
+    while sent < len(planned):
+        due = min(int((time.perf_counter() - t0) * rate), len(planned)) - sent
+        if due > 0:
+            await xadd_all(r, planned[sent:sent + due], stamp=True)
+            sent += due
+        await asyncio.sleep(tick)
+    while len(worker.latencies) < sent and time.perf_counter() - t0 < seconds + 10:
+        await asyncio.sleep(0.01)
+    worker.stop.set()
+    await task
+    return worker.latencies
+
+
+async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
+    """Build a table of 500+ events (AI players, many rounds) and time cold loads of it."""
+    gw, worker = Gateway(r, settings), Worker(r, settings, timers=False)
+    room = Room(platform="bench", chat="long")
+    me = Player(platform="bench", user="long")
+    await gw.submit("/play cinquillo tradicional 6 puntos objetivo=60", user=me, room=room)
+    await worker.drain()
+    await gw.submit("/leave", user=me, room=room)
+    while await worker.drain():
+        pass
+    table = await gw.table_of(room)
+    assert table is not None
+    version = await worker.store.version(table)
+    times, restore = [], []
+    snap = json.loads((await worker.store.load(table)).snapshot or "{}")
+    for _ in range(200):
+        t0 = time.perf_counter()
+        await load(worker.store, table)
+        times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        engine.restore(snap["engine"])
+        restore.append(time.perf_counter() - t0)
+    print(f"  (of which engine.restore of the snapshot: {statistics.median(restore) * 1000:.2f} ms)")
+    return version, statistics.median(times)
+
+
+def bare(url: str, n: int, tables: int) -> float | None:
+    if not BARE.exists():
+        print(f"(bare pipeline not found at {BARE})")
+        return None
+    out = subprocess.run([sys.executable, str(BARE), url, str(n), str(tables)], capture_output=True,
+                         text=True, check=True).stdout
+    print(out.strip())
+    return float(out.split("bare pipeline:")[1].split()[0])
+
+
+async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None:
+    logs.configure("WARNING")
+    settings = Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5)
+    r = aioredis.from_url(url)
+    await _clean(r)
+    try:
+        # One long-running worker throughout (its table cache is warm, as in production).
+        worker = TimedWorker(r, settings, timers=False)
+        worker.latencies = []
+        tables = await setup_tables(r, settings, n_tables, worker)
+        rate, done = await throughput(worker, r, tables, n_commands)
+        print(f"service pipeline: {rate:.0f} commands/s ({done} scripted moves over {n_tables} tables, "
+              "one worker)")
+        lat = await latency(worker, r, tables, rate / 2, seconds)
+        if lat:
+            q = statistics.quantiles(lat, n=100)
+            print(f"latency at {rate / 2:.0f} commands/s: p50 {q[49] * 1000:.2f} ms, "
+                  f"p99 {q[98] * 1000:.2f} ms (command to outbox, {len(lat)} commands)")
+        version, t = await load_time(r, settings)
+        print(f"load of a table with {version} events (snapshot every {settings.snapshot_every}): "
+              f"{t * 1000:.2f} ms median")
+    finally:
+        await _clean(r)
+        await r.aclose()
+    b = bare(url, n_commands, n_tables)
+    if b:
+        print(f"ratio service/bare: {rate / b:.2f}")
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("redis_url", nargs="?", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--tables", type=int, default=1000)
+    p.add_argument("--commands", type=int, default=20000)
+    p.add_argument("--seconds", type=float, default=5.0)
+    a = p.parse_args()
+    asyncio.run(main(a.redis_url, a.tables, a.commands, a.seconds))

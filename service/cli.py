@@ -1,0 +1,124 @@
+"""The ``cinq`` command line.
+
+- ``cinq play [cinquillo|535] [options] [--auto] [--lang es|en]``: a match in the terminal against AI
+  players, through the whole pipeline on an embedded store (the terminal adapter renders it).
+- ``cinq serve``: every role in one process (worker, health/metrics, and the chat adapters installed).
+- ``cinq worker``: a worker alone (with its health/metrics endpoint).
+- ``cinq verify <table>``: replay a finished table from its events and check its deal.
+- ``cinq reindex``: rebuild the derived indexes from the event streams.
+- ``cinq <adapter> [args]``: any other installed adapter run alone (``cinq telegram``, ``cinq webhook``).
+
+Adapters plug in through entry points (group ``cinq.adapters``), so that this module, part of the
+service, never imports an adapter: dependencies point adapters -> service -> engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from importlib.metadata import entry_points
+from typing import Any
+
+from service import logs
+from service.health import make_app, start
+from service.runtime import build
+from service.settings import Settings
+
+ADAPTERS_GROUP = "cinq.adapters"
+
+
+def _adapter(name: str) -> Any:
+    found = [ep for ep in entry_points(group=ADAPTERS_GROUP) if ep.name == name]
+    if not found:
+        return None
+    return found[0].load()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cinq", description="Cinquillo and 535 in chats.")
+    sub = p.add_subparsers(dest="command", required=True)
+    play = sub.add_parser("play", help="a match in the terminal against AI players")
+    play.add_argument("words", nargs="*", help="the game and its options, as in /play (default: cinquillo)")
+    play.add_argument("--auto", action="store_true", help="an AI player plays your seat too (for scripts)")
+    play.add_argument("--lang", default=None, help="es or en (default: from $LANG)")
+    sub.add_parser("serve", help="worker, health endpoint and the chat adapters, in one process")
+    sub.add_parser("worker", help="a worker (and its health endpoint)")
+    verify = sub.add_parser("verify", help="replay a finished table and check its deal")
+    verify.add_argument("table")
+    sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
+    return p
+
+
+async def _serve(settings: Settings, adapters: bool) -> int:
+    """Run a worker (and the adapters) until SIGTERM/SIGINT; the command in hand is finished."""
+    rt = build(settings)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, rt.worker.stop.set)
+    runner = await start(make_app(rt.redis, rt.metrics), settings.http_host, settings.http_port)
+    tasks = [asyncio.create_task(rt.worker.run())]
+    if adapters:
+        for ep in entry_points(group=ADAPTERS_GROUP):
+            if ep.name == "terminal":
+                continue
+            tasks.append(asyncio.create_task(ep.load()(rt)))
+    try:
+        await tasks[0]
+    finally:
+        for t in tasks[1:]:
+            t.cancel()
+        await runner.cleanup()
+    return 0
+
+
+async def _verify(settings: Settings, table: str) -> int:
+    from service.events import decode
+    from service.tables.replay import verify
+
+    rt = build(settings)
+    verdict = verify([decode(e) for e in await rt.worker.store.events(table)])
+    for i, (seat, move, cause) in enumerate(verdict.moves, 1):
+        print(f"{i}. seat {seat + 1}: {move} ({cause})")
+    print("verified" if verdict.ok else f"FAILED: {', '.join(verdict.problems)}")
+    return 0 if verdict.ok else 1
+
+
+async def _reindex(settings: Settings) -> int:
+    from service.reindex import reindex
+
+    rt = build(settings)
+    print(f"reindexed {await reindex(rt.redis, rt.keys)} tables")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``cinq`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `cinq telegram ...`, `cinq webhook ...`: an installed adapter run alone, with its own arguments.
+    own = ("play", "serve", "worker", "verify", "reindex", "terminal")
+    if argv and argv[0] not in own and not argv[0].startswith("-"):
+        adapter = _adapter(argv[0])
+        if adapter is not None:
+            result = adapter(argv[1:])
+            return int(result or 0) if not asyncio.iscoroutine(result) else int(asyncio.run(result) or 0)
+    args = _parser().parse_args(argv)
+    settings = Settings()
+    if args.command == "play":
+        logs.configure("WARNING")
+        terminal = _adapter("terminal")
+        if terminal is None:
+            print("the terminal adapter is not installed (pip install -e .)", file=sys.stderr)
+            return 2
+        return int(terminal(args.words, auto=args.auto, lang=args.lang))
+    logs.configure(settings.log_level)
+    if args.command in ("serve", "worker"):
+        return asyncio.run(_serve(settings, adapters=args.command == "serve"))
+    if args.command == "reindex":
+        return asyncio.run(_reindex(settings))
+    return asyncio.run(_verify(settings, args.table))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Outbox messages: platform-neutral, addressed to a room or to one player.
+
+The worker writes them to ``out:{b}`` in the same Lua call as the events that caused them; the
+adapters read them (:class:`OutboxReader`) and only render them.  A message carries the text for a
+plain renderer, the structured view for that recipient (never more than they may see, G-1) and, for
+the player to move, the actions they may take, each with a signed token.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.i18n.render import move_text
+from service.identities import Player, Room
+from service.keys import Keys
+from service.text import render_lines
+
+
+class Recipient(BaseModel):
+    """Exactly one of ``room`` and ``player``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    room: Room | None = None
+    player: Player | None = None
+
+
+class Action(BaseModel):
+    """One thing the recipient may do: a label to show and the token to send back.
+
+    ``label`` is filled in the recipient's language when the message is read (see ``rendered``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    move: str
+    token: str
+    label: str = ""
+
+
+class Message(BaseModel):
+    """One outbox message.  ``kind`` is ``table``, ``hand``, ``reply``, ``match_over`` or ``replay``.
+
+    The worker writes ``lines`` (deferred text, see :mod:`service.text`) and leaves ``text`` empty;
+    :meth:`rendered` (called by :class:`OutboxReader`) fills ``text`` and the action labels in the
+    recipient's locale, from the message alone.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    table: str | None
+    version: int
+    to: Recipient
+    locale: str
+    kind: str
+    text: str = ""
+    lines: list[Any] = Field(default_factory=list)
+    game: str | None = None
+    view: dict[str, Any] | None = None
+    actions: list[Action] = Field(default_factory=list)
+
+    def dumps(self) -> str:
+        """The JSON written to the outbox stream."""
+        return self.model_dump_json()
+
+    def rendered(self) -> Message:
+        """The message with its text and action labels in the recipient's language."""
+        text = self.text or render_lines(self.lines, self.locale, self.view)
+        actions = [a if a.label else a.model_copy(update={"label": move_text(self.game, a.move, self.locale)})
+                   for a in self.actions]
+        return self.model_copy(update={"text": text, "actions": actions})
+
+
+class OutboxReader:
+    """Reads outbox streams from a position (plain XREAD: every reader sees every message).
+
+    ``streams`` are outbox keys; :meth:`watch` adds more (a terminal learns its table's bucket once
+    the table exists).  Production adapters would use a consumer group per platform instead.
+    """
+
+    def __init__(self, redis: Any, keys: Keys, streams: Iterable[str] = ()) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.positions: dict[str, str] = {s: "0-0" for s in streams}
+
+    def watch(self, stream: str, position: str = "0-0") -> None:
+        """Also read ``stream`` from ``position`` (a no-op if already watched)."""
+        self.positions.setdefault(stream, position)
+
+    async def read(self, block_ms: int = 100, count: int = 500) -> list[Message]:
+        """The next messages of the watched streams (waits up to ``block_ms`` for some)."""
+        if not self.positions:
+            return []
+        resp = await self.redis.xread(self.positions, count=count, block=block_ms)
+        out: list[Message] = []
+        for stream, entries in resp or []:
+            name = stream.decode() if isinstance(stream, bytes) else stream
+            for mid, fields in entries:
+                self.positions[name] = mid.decode() if isinstance(mid, bytes) else mid
+                raw = fields.get(b"m") or fields.get("m")
+                out.append(Message.model_validate(json.loads(raw)).rendered())
+        return out

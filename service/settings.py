@@ -1,0 +1,48 @@
+"""Configuration of the service, read from the environment (pydantic-settings).
+
+Every setting is an environment variable with the prefix ``CINQ_`` (``CINQ_BUCKETS=64``), except the
+Redis address, which is the conventional ``REDIS_URL``.  Without ``REDIS_URL`` the service runs on an
+embedded store (fakeredis, in the process) and says so with a warning.
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """The service's settings; see docs/service.md for what each one does."""
+
+    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore")
+
+    redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
+    # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.
+    buckets: int = Field(default=1024, ge=1, le=16384)
+    # Prepended to every key (a benchmark or a second deployment sharing one Redis).
+    key_prefix: str = ""
+    # Command streams are sharded so that one XREADGROUP of a worker covers all of them.
+    command_shards: int = Field(default=4, ge=1, le=256)
+    # A snapshot is written every N events, so loading reads at most N-1 events after it.
+    snapshot_every: int = Field(default=25, ge=1)
+    # Turn timer in seconds (0: no timer); after this many timeouts in a row a seat goes to an AI player.
+    turn_seconds: float = Field(default=60.0, ge=0)
+    timeouts_to_bot: int = Field(default=3, ge=1)
+    bot_level: str = "easy"
+    # Secrets that sign action tokens: the first signs, all of them verify (key rotation).
+    token_secrets: list[str] = Field(default_factory=lambda: ["dev-secret-change-me"])
+    # Worker tuning.
+    batch: int = Field(default=128, ge=1)
+    block_ms: int = Field(default=200, ge=1)
+    claim_idle_ms: int = Field(default=30_000, ge=1)
+    max_attempts: int = Field(default=5, ge=1)
+    group: str = "workers"
+    timer_interval: float = Field(default=0.5, gt=0)
+    # Observability.
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    log_level: str = "INFO"
+
+    def secrets_bytes(self) -> list[bytes]:
+        """The token secrets as bytes, the signing one first."""
+        return [s.encode() for s in self.token_secrets]

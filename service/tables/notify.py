@@ -1,0 +1,204 @@
+"""The outbox messages a decision causes: who is told what.  Pure.
+
+Rooms get the public view (``engine.view(state, None)``); a seated person gets their private view
+(``engine.view(state, seat)``) and, when it is their turn, one signed action per legal move.  Nothing
+else about the engine state reaches a message (G-1): the texts are drawn from those views.  The seed
+appears only in the message that announces the end of the match.
+
+Texts are written as deferred items (:mod:`service.text`) and put into words in the recipient's
+language when the message is read, which keeps formatting off the worker's hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import engine
+from service import text
+from service.commands import TableCommand
+from service.events import (
+    BotsAdded,
+    Event,
+    MatchFinished,
+    MatchStarted,
+    MovePlayed,
+    PlayerJoined,
+    PlayerLeft,
+    RoomAttached,
+    SeatTakenByBot,
+    TableCancelled,
+    TableCreated,
+)
+from service.identities import Player, Room
+from service.tables.decide import Decision, Refused
+from service.tables.state import FINISHED, RUNNING, Table
+from service.tokens import issue
+
+
+def _person(p: Player) -> str:
+    return p.name or p.user
+
+
+def seat_name(t: Table, seat: int) -> text.Item:
+    """How a seat is called in messages: the person's name, or "AI n"."""
+    s = t.seats[seat]
+    if s.human and s.player is not None:
+        return _person(s.player)
+    return text.t("table.bot_name", n=seat + 1)
+
+
+def names(t: Table) -> list[text.Item]:
+    """The names of every seat, for drawing a view."""
+    return [seat_name(t, i) for i in range(len(t.seats))]
+
+
+def lobby_view(t: Table) -> dict[str, Any]:
+    """The public view of a table with no match running (no cards in it)."""
+    return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
+            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats]}
+
+
+def _line(after: Table, event: Event) -> text.Item | None:
+    """The one-line announcement of an event in a room (None: not announced)."""
+    if isinstance(event, TableCreated):
+        game = text.t(f"game.{event.game}")
+        return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
+    if isinstance(event, RoomAttached):
+        return text.t("table.room_attached", table=after.id)
+    if isinstance(event, PlayerJoined):
+        return text.t("table.joined", name=_person(event.player), seat=event.seat + 1, seats=after.max_seats)
+    if isinstance(event, PlayerLeft):
+        return text.t("table.left", name=_person(event.player))
+    if isinstance(event, BotsAdded):
+        return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
+    if isinstance(event, MatchStarted):
+        return text.t("table.started", players=event.players, commitment=event.commitment)
+    if isinstance(event, MovePlayed):
+        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
+                      move=text.move(after.game, event.move))
+    if isinstance(event, SeatTakenByBot):
+        name = _person(event.player) if event.player else str(event.seat + 1)
+        return text.t(f"table.bot_took_seat_{event.reason}", name=name)
+    if isinstance(event, MatchFinished):
+        winners = [seat_name(after, w) for w in event.result.get("winners", [])]
+        return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
+                      commitment=after.commitment or "")
+    if isinstance(event, TableCancelled):
+        return text.t("table.cancelled", name=_person(event.by))
+    return None
+
+
+Wire = dict[str, Any]
+"""A message as the plain dict written to the outbox: the JSON form of :class:`Message`.
+
+Built as a dict, not as a model, because this runs for every message of every command; readers
+validate it as a :class:`Message`."""
+
+
+def _to(room: Room | None = None, player: Player | None = None) -> Wire:
+    return {"room": room.model_dump() if room else None, "player": player.model_dump() if player else None}
+
+
+class _Out:
+    """Collects messages with ids derived from the command id (so a retry writes the same ids)."""
+
+    def __init__(self, cmd: TableCommand, table: str | None, version: int, game: str | None) -> None:
+        self.cmd, self.table, self.version, self.game = cmd, table, version, game
+        self.messages: list[Wire] = []
+
+    def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
+            view: dict[str, Any] | None = None, actions: list[Wire] | None = None) -> None:
+        self.messages.append({
+            "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
+            "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
+            "view": view, "actions": actions or []})
+
+
+def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str) -> None:
+    """The private message of one seat: its view and, on its turn, its legal moves as actions."""
+    player = t.seats[seat].player
+    assert player is not None
+    view = engine.view(t.engine, seat)
+    actions: list[Wire] = []
+    lines: list[text.Item] = [text.view(names(t))]
+    if t.status == RUNNING and t.to_move() == seat:
+        moves = view.get("legal_moves") or engine.legal_moves(t.engine)
+        v = t.version
+        actions = [{"move": m, "token": issue(secret, table=t.id, seat=seat, version=v, move=m), "label": ""}
+                   for m in moves]
+        lines.append(text.t("table.your_turn"))
+    out.add(_to(player=player), locale, "hand", lines, view, actions)
+
+
+def _locale_of(t: Table, seat: int, cmd: TableCommand) -> str:
+    s = t.seats[seat]
+    return cmd.locale if cmd.actor is not None and cmd.actor.same(s.player) else s.locale
+
+
+def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
+    """The messages an accepted command causes (possibly none: a stale tick)."""
+    t = d.after
+    if t is None:
+        return []
+    out = _Out(cmd, t.id, t.version, t.game)
+    if d.events:
+        over = any(isinstance(e, MatchFinished) for e in d.events)
+        lines = [line for e in d.events if (line := _line(t, e)) is not None]
+        if t.engine is not None and t.status in (RUNNING, FINISHED):
+            view = engine.view(t.engine, None)
+            if t.status == RUNNING:
+                lines.append(text.view(names(t)))
+        else:
+            view = lobby_view(t)
+        for room in t.rooms:
+            out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view)
+    if t.status == RUNNING:
+        started = any(isinstance(e, MatchStarted) for e in d.events)
+        mover = t.to_move()
+        for seat_no, seat in enumerate(t.seats):
+            if not seat.human:
+                continue
+            asked = cmd.name == "hand" and cmd.actor is not None and cmd.actor.same(seat.player)
+            if started or asked or (d.events and seat_no == mover):
+                _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd))
+    for e in d.events:
+        # The person whose turn the timer played is told so in private, and when they lose the seat.
+        if isinstance(e, MovePlayed) and e.cause == "timeout":
+            player = t.seats[e.seat].player
+            if player is not None:
+                out.add(_to(player=player), _locale_of(t, e.seat, cmd), "reply",
+                        [text.t("table.you_timed_out", move=text.move(t.game, e.move))])
+        if isinstance(e, SeatTakenByBot) and e.reason == "timeouts" and e.player is not None:
+            out.add(_to(player=e.player), t.seats[e.seat].locale, "reply",
+                    [text.t("table.you_were_replaced")])
+    return out.messages
+
+
+def reply_to(cmd: TableCommand) -> Wire:
+    """Where a reply to a command goes: the chat it came from, else the person who sent it."""
+    if cmd.room is not None:
+        return _to(room=cmd.room)
+    return _to(player=cmd.actor)
+
+
+def refusal_line(refused: Refused, game: str | None = None) -> text.Item:
+    """The text of a refusal; an illegal move is explained with the engine's reason (G-2)."""
+    if refused.code == "illegal":
+        return text.illegal(game, refused.illegal or "illegal", refused.params)
+    return text.t(f"refusal.{refused.code}", **refused.params)
+
+
+def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -> list[Wire]:
+    """The one reply a refused command gets (its stream stays untouched)."""
+    game = table.game if table else None
+    out = _Out(cmd, table.id if table else cmd.table, table.version if table else 0, game)
+    out.add(reply_to(cmd), cmd.locale, "reply", [refusal_line(refused, game)])
+    return out.messages
+
+
+def replay_messages(cmd: TableCommand, t: Table, lines: Sequence[text.Item]) -> list[Wire]:
+    """The replay of a finished table, sent to whoever asked."""
+    out = _Out(cmd, t.id, t.version, t.game)
+    out.add(reply_to(cmd), cmd.locale, "replay", list(lines), engine.view(t.engine, None))
+    return out.messages

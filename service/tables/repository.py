@@ -1,0 +1,69 @@
+"""Loading and saving tables through the event store: snapshot + the events after it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import engine
+from service.events import MatchStarted, MovePlayed, Stored, decode
+from service.store import EventStore, Loaded
+from service.tables.state import Table, evolve, from_snapshot, to_snapshot
+
+
+def _apply_in_place(state: Any, move: str) -> Any:
+    # Stored moves were checked when they were decided: replaying them needs neither the legality
+    # check nor a copy per move, so the engine's fast path applies them in place.
+    rules = engine.rules_for(state)
+    rules.apply(state, rules.decode(state, move))
+    return state
+
+
+def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bool = False) -> Table | None:
+    """Fold stored events onto a table (or onto nothing, from the first event).
+
+    The engine state is changed in place once it is this fold's own copy: ``owned`` says that the
+    starting table's engine state is not shared (it was just restored from a snapshot); otherwise it
+    is copied once, before the first move.
+    """
+    for raw in raw_events:
+        s = decode(raw)
+        if isinstance(s.event, MovePlayed) and table is not None and table.engine is not None:
+            if not owned:
+                table = replace(table, engine=engine.rules_for(table.engine).clone(table.engine))
+                owned = True
+            table = evolve(table, s.event, table_id=table_id, at=s.at, play=_apply_in_place)
+        else:
+            table = evolve(table, s.event, table_id=table_id, at=s.at)
+            if isinstance(s.event, MatchStarted):
+                owned = True  # a new match: a fresh engine state
+    return table
+
+
+def from_loaded(table_id: str, loaded: Loaded, known: Table | None = None) -> Table | None:
+    """The table a load returned: from its snapshot, or from ``known`` when only newer events came."""
+    owned = True
+    if loaded.snapshot is not None:
+        base: Table | None = from_snapshot(json.loads(loaded.snapshot))
+    elif known is not None and loaded.base == known.version:
+        base, owned = known, False
+    else:
+        base = None
+    return fold(table_id, base, loaded.events, owned=owned)
+
+
+async def load(store: EventStore, table_id: str, known: Table | None = None) -> Table | None:
+    """The current table (None if it has no events); ``known`` is a cached, maybe stale, copy."""
+    loaded = await store.load(table_id, known.version if known is not None else None)
+    return from_loaded(table_id, loaded, known)
+
+
+def snapshot_json(table: Table) -> str:
+    """The JSON a snapshot stores."""
+    return json.dumps(to_snapshot(table), separators=(",", ":"))
+
+
+async def history(store: EventStore, table_id: str) -> list[Stored]:
+    """Every event of a table, decoded (for replays and audits)."""
+    return [decode(raw) for raw in await store.events(table_id)]

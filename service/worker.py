@@ -1,0 +1,473 @@
+"""The worker: reads command streams through a consumer group, decides, compare-and-appends.
+
+Workers are stateless (a cache of tables by version is only a shortcut) and any number can run.
+A batch from XREADGROUP is grouped by table; each table's commands are decided one after the other
+in memory and written in ONE compare-and-append, and the appends of all tables go in one pipeline.
+A version conflict (another worker wrote first, or the cache was stale) reloads that table and
+decides again; a redelivered command is recognised by its id in the script and acknowledged
+without acting twice.  Commands of a worker that died are taken over with XAUTOCLAIM; a command that
+keeps failing is moved to a dead-letter stream with its error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+
+from service import bots, logs
+from service.commands import TableCommand
+from service.events import (
+    MatchFinished,
+    PlayerJoined,
+    PlayerLeft,
+    RoomAttached,
+    TableCancelled,
+    TableCreated,
+    encode,
+)
+from service.keys import Keys
+from service.metrics import Metrics
+from service.settings import Settings
+from service.store import Append, EventStore
+from service.tables import notify
+from service.tables.decide import Context, Decision, Refused, decide
+from service.tables.replay import replay_lines
+from service.tables.repository import from_loaded, history, snapshot_json
+from service.tables.state import RUNNING, Table
+from service.timers import fire_due
+
+# An AI seat's tick is sent at once by the worker; the deadline is the safety net if that is lost.
+BOT_GRACE_MS = 2_000
+MAX_CONFLICT_ROUNDS = 50
+CACHE_SIZE = 20_000
+
+
+def new_seed() -> str:
+    """A fresh match seed from the operating system's CSPRNG (never from the engine)."""
+    return secrets.token_hex(16)
+
+
+@dataclass
+class Entry:
+    """One command stream entry as delivered to this worker."""
+
+    stream: str
+    id: str
+    raw: bytes | str
+    cmd: TableCommand | None = None
+
+
+@dataclass
+class _Group:
+    """The commands of one table in a batch, and what deciding them produced."""
+
+    table: str
+    entries: list[Entry]
+    before: Table | None = None
+    after: Table | None = None
+    append: Append | None = None
+    # (entry, outcome, events, the table's version after it)
+    outcomes: list[tuple[Entry, str, list[Any], int]] = field(default_factory=list)
+    failed: list[tuple[Entry, BaseException]] = field(default_factory=list)
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else v
+
+
+class Worker:
+    """One worker process's loop (or several in one process, for tests)."""
+
+    def __init__(self, redis: Any, settings: Settings, *, name: str | None = None,
+                 clock: Callable[[], float] = time.time, seeds: Callable[[], str] = new_seed,
+                 choose_move: Callable[[dict[str, Any], str, int], str] = bots.choose_move,
+                 metrics: Metrics | None = None, timers: bool = True) -> None:
+        self.redis = redis
+        self.settings = settings
+        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.store = EventStore(redis, self.keys)
+        self.name = name or f"w-{secrets.token_hex(4)}"
+        self.clock, self.seeds, self.choose_move = clock, seeds, choose_move
+        self.metrics = metrics or Metrics()
+        self.secrets = settings.secrets_bytes()
+        self.cache: OrderedDict[str, Table] = OrderedDict()
+        self.attempts: dict[str, int] = {}
+        self.retry: list[Entry] = []
+        self.log = logs.get("worker").bind(worker=self.name)
+        self.stop = asyncio.Event()
+        self.processed = 0
+        self.timers = timers
+        # Acknowledgements and index writes of the last batch, sent with the next read (one round trip).
+        self._later: Any = None
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        """Create the consumer group on every command shard (idempotent)."""
+        for key in self.keys.all_commands():
+            try:
+                await self.redis.xgroup_create(key, self.settings.group, id="0", mkstream=True)
+            except ResponseError as e:
+                if "BUSYGROUP" not in str(e):
+                    raise
+
+    async def run(self) -> None:
+        """Process commands until :attr:`stop` is set; the batch in hand is always finished.
+
+        A Redis error (a restart, a failover, a deleted stream) is logged and retried after a short
+        pause: the commands in flight stay pending and are redelivered or claimed, never lost.
+        """
+        await self.setup()
+        last_claim = last_timer = 0.0
+        pause = 0.05
+        entries: list[Entry] = []
+        while not self.stop.is_set():
+            try:
+                if self.timers and time.monotonic() - last_timer > self.settings.timer_interval:
+                    last_timer = time.monotonic()
+                    await fire_due(self.redis, self.keys, self.clock() * 1000)
+                if time.monotonic() - last_claim > max(self.settings.claim_idle_ms / 4000, 0.05):
+                    last_claim = time.monotonic()
+                    self.retry += await self.claim()
+                entries, self.retry = entries + self.retry, []
+                if not entries:
+                    entries = await self.read(block=True)
+                    continue
+                # Decide, append, acknowledge the previous batch and read the next: one round trip.
+                redo, new = await self.cycle(entries, read=True)
+                entries = redo + new
+                pause = 0.05
+            except (RedisError, OSError) as e:
+                # The batch in hand stays pending in Redis: it is read again or claimed, not lost.
+                entries = []
+                self.log.warning("redis_error", error=repr(e)[:200], retry_in=pause)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+                with contextlib.suppress(RedisError, OSError):
+                    await self.setup()  # the streams or the group may have gone (NOGROUP)
+        # Stopping: what was already read is finished (no new read), then everything acknowledged.
+        await self.process(entries + self.retry)
+
+    async def drain(self, max_batches: int = 100_000) -> int:
+        """Process commands until none is waiting (tests and tools); returns how many were handled."""
+        await self.setup()
+        before = self.processed
+        entries, self.retry = self.retry, []
+        entries += await self.read(block=False)
+        for _ in range(max_batches):
+            if not entries:
+                break
+            redo, new = await self.cycle(entries, read=True)
+            entries, self.retry = redo + new + self.retry, []
+        await self.flush()
+        return self.processed - before
+
+    async def flush(self) -> None:
+        """Send the acknowledgements and index writes still held back (see :meth:`read`)."""
+        pipe, self._later = self._later, None
+        if pipe is not None:
+            await pipe.execute()
+
+    async def read(self, block: bool = True) -> list[Entry]:
+        """The next batch of new commands for this consumer.
+
+        The previous batch's acknowledgements, index writes and AI ticks go in the same pipeline,
+        before the read: one round trip instead of two.  Until then those commands stay pending, so a
+        crash in between only means a redelivery, which the append script recognises.
+        """
+        streams = {k: ">" for k in self.keys.all_commands()}
+        pipe, self._later = self._later, None
+        if pipe is None:
+            pipe = self.redis.pipeline(transaction=False)
+        pipe.xreadgroup(self.settings.group, self.name, streams, count=self.settings.batch,
+                        block=self.settings.block_ms if block else None)
+        return self._entries((await pipe.execute())[-1])
+
+    async def claim(self) -> list[Entry]:
+        """Take over commands another consumer has held for too long (it probably died)."""
+        out: list[Entry] = []
+        pending = 0
+        for key in self.keys.all_commands():
+            resp = await self.redis.xautoclaim(key, self.settings.group, self.name,
+                                               self.settings.claim_idle_ms, "0-0", count=self.settings.batch)
+            for mid, fields in resp[1]:
+                if not fields:  # deleted from the stream meanwhile
+                    await self.redis.xack(key, self.settings.group, mid)
+                    continue
+                out.append(Entry(key, _s(mid), fields.get(b"c") or fields.get("c")))
+            summary = await self.redis.xpending(key, self.settings.group)
+            pending += int(summary.get("pending", 0) if isinstance(summary, dict) else summary[0])
+        self.metrics.pending.set(pending)
+        if out:
+            self.metrics.claimed.inc(len(out))
+            self.log.warning("claimed", commands=len(out))
+            out = [e for e in out if not await self._too_often(e)]
+        return out
+
+    async def _too_often(self, e: Entry) -> bool:
+        """Dead-letter a command that has been delivered too many times (it may crash workers)."""
+        info = await self.redis.xpending_range(e.stream, self.settings.group, min=e.id, max=e.id, count=1)
+        times = int(info[0]["times_delivered"]) if info else 0
+        if times > self.settings.max_attempts:
+            await self.dead_letter(e, f"delivered {times} times without completing")
+            return True
+        return False
+
+    async def dead_letter(self, e: Entry, error: str) -> None:
+        """Move a command to its shard's dead-letter stream, with the error, and acknowledge it."""
+        shard = self.keys.all_commands().index(e.stream)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xadd(self.keys.dead(shard), {"c": e.raw or b"", "entry": e.id, "error": error[:2000],
+                                          "worker": self.name})
+        pipe.xack(e.stream, self.settings.group, e.id)
+        await pipe.execute()
+        self.attempts.pop(e.id, None)
+        self.metrics.dead.inc()
+        self.log.error("dead_letter", entry=e.id, error=error[:200])
+
+    # -- one batch --------------------------------------------------------------------------------
+
+    async def process(self, entries: list[Entry], flush: bool = True) -> None:
+        """Decide and append a batch of commands (retrying conflicts), then acknowledge them (with
+        the next read when ``flush`` is false)."""
+        for _ in range(MAX_CONFLICT_ROUNDS):
+            if not entries:
+                break
+            entries, _ = await self.cycle(entries, read=False)
+        else:
+            self.retry += entries  # pathological contention: left pending, to be retried
+        if flush:
+            await self.flush()
+
+    async def cycle(self, entries: list[Entry], *, read: bool) -> tuple[list[Entry], list[Entry]]:
+        """One step of the loop: decide ``entries`` per table and send, in ONE pipeline, the previous
+        batch's acknowledgements, this batch's compare-and-appends and (``read``) a non-blocking read
+        of the next batch.  Returns the entries to decide again (version conflicts, in their order)
+        and the new entries read."""
+        groups: dict[str, _Group] = {}
+        seen_entries: set[tuple[str, str]] = set()
+        seen_ids: set[str] = set()
+        twice: list[Entry] = []
+        for e in entries:
+            # The same entry can come back by two paths (a retry and a claim), and the same command
+            # in two entries (a redelivery): within one batch each command is decided once.
+            if (e.stream, e.id) in seen_entries:
+                continue
+            seen_entries.add((e.stream, e.id))
+            if e.cmd is None:
+                try:
+                    e.cmd = TableCommand.model_validate_json(e.raw)
+                except Exception as exc:  # not a command at all: retrying cannot help
+                    await self.dead_letter(e, f"malformed command: {exc}")
+                    continue
+            if e.cmd.id in seen_ids:
+                twice.append(e)
+                continue
+            seen_ids.add(e.cmd.id)
+            groups.setdefault(e.cmd.table, _Group(e.cmd.table, [])).entries.append(e)
+        todo = list(groups.values())
+        await self._load([g for g in todo if g.table not in self.cache])
+        for g in todo:
+            if g.table in self.cache:
+                g.before = self.cache[g.table]
+            await self._plan(g)
+        planned = [g for g in todo if g.append is not None]
+        if planned and "append" not in self.store._sha:
+            await self.store.ensure_scripts()
+        pipe, self._later = self._later, None
+        if pipe is None:
+            pipe = self.redis.pipeline(transaction=False)
+        for g in planned:
+            self.store.queue_append(pipe, g.append)
+        if read:
+            pipe.xreadgroup(self.settings.group, self.name, {k: ">" for k in self.keys.all_commands()},
+                            count=self.settings.batch)
+        try:
+            raws = await pipe.execute()
+        except NoScriptError:
+            # The server lost its scripts (restart, failover): nothing of this batch was appended.
+            await self.store.ensure_scripts()
+            return [e for g in todo for e in g.entries], []
+        new = self._entries(raws[-1]) if read else []
+        results = [self.store.result(r) for r in raws[len(raws) - len(planned) - (1 if read else 0):][
+            :len(planned)]]
+        done: list[_Group] = [g for g in todo if g.append is None and g.failed]
+        if twice:
+            done.append(_Group("", [], outcomes=[(e, "duplicate", [], 0) for e in twice]))
+        redo: list[Entry] = []
+        for g, res in zip(planned, results, strict=True):
+            if res.ok:
+                done.append(g)
+                continue
+            if res.duplicates:
+                # Already applied (a redelivery after a crash): acknowledge, do not act again.
+                dups = set(res.duplicates)
+                seen = [e for e in g.entries if e.cmd is not None and e.cmd.id in dups]
+                done.append(_Group(g.table, [], outcomes=[(e, "duplicate", [], res.version) for e in seen]))
+                redo += [e for e in g.entries if e not in seen]
+            else:
+                self.metrics.conflicts.inc()
+                redo += g.entries
+            self.cache.pop(g.table, None)
+        await self._finish(done)
+        return redo, new
+
+    @staticmethod
+    def _entries(resp: Any) -> list[Entry]:
+        return [Entry(_s(stream), _s(mid), fields.get(b"c") or fields.get("c"))
+                for stream, entries in resp or [] for mid, fields in entries]
+
+    async def _load(self, groups: list[_Group]) -> None:
+        if not groups:
+            return
+        loaded = await self.store.load_many([(g.table, None) for g in groups])
+        for g, ld in zip(groups, loaded, strict=True):
+            g.before = from_loaded(g.table, ld)
+
+    def _context(self) -> Context:
+        s = self.settings
+        return Context(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
+                       token_secrets=self.secrets, turn_seconds=s.turn_seconds,
+                       timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level)
+
+    async def _plan(self, g: _Group) -> None:
+        """Decide the group's commands in order and build its one compare-and-append."""
+        t = g.before
+        events: list[str] = []
+        outbox: list[tuple[str, str]] = []
+        ids: list[str] = []
+        for e in g.entries:
+            cmd = e.cmd
+            assert cmd is not None
+            ctx = self._context()
+            try:
+                msgs: list[dict[str, Any]]
+                try:
+                    d = decide(t, cmd, ctx)
+                    if cmd.name == "replay" and d.after is not None:
+                        lines = replay_lines(await history(self.store, g.table), g.table)
+                        msgs = notify.replay_messages(cmd, d.after, lines)
+                    else:
+                        msgs = notify.messages_for(d, cmd, self.secrets[0])
+                    outcome = "ok" if d.events else ("reply" if msgs else "noop")
+                except Refused as r:
+                    d, msgs, outcome = Decision(t, t), notify.refusal_messages(cmd, r, t), f"refused:{r.code}"
+            except Exception as exc:  # a bug or a bad command: retried, then dead-lettered
+                g.failed.append((e, exc))
+                continue
+            events += [encode(ev, at=ctx.now, cmd=cmd.id) for ev in d.events]
+            outbox += [(cmd.id, orjson.dumps(m, option=orjson.OPT_NON_STR_KEYS)) for m in msgs]
+            # A no-op (a tick that found nothing to do) changed nothing and told no one: it is not
+            # marked as done, so that a later tick of the same version can still act.
+            if outcome != "noop":
+                ids.append(cmd.id)
+            t = d.after
+            g.outcomes.append((e, outcome, d.events, t.version if t else 0))
+        g.after = t
+        if not g.outcomes:
+            g.append = None
+            return
+        version = g.before.version if g.before else 0
+        snap = None
+        every = self.settings.snapshot_every
+        if t is not None and events and t.version // every > version // every:
+            snap = (t.version, snapshot_json(t))
+        g.append = Append(table=g.table, expected=version, command_ids=ids, events=events, outbox=outbox,
+                          deadline=self._deadline(t), snapshot=snap)
+
+    def _deadline(self, t: Table | None) -> float | None:
+        """When the table next needs a tick (ms), or None."""
+        if t is None or t.status != RUNNING:
+            return None
+        mover = t.to_move()
+        if mover is None:
+            return None
+        if not t.seats[mover].human:
+            return self.clock() * 1000 + BOT_GRACE_MS
+        if t.turn_seconds > 0:
+            return (t.turn_since + t.turn_seconds) * 1000
+        return None
+
+    async def _finish(self, groups: list[_Group]) -> None:
+        """After the appends: cache, derived indexes, AI ticks, acknowledgements, logs and metrics.
+
+        The Redis writes are queued on the pipeline that the next :meth:`read` (or :meth:`flush`) sends.
+        """
+        if self._later is None:
+            self._later = self.redis.pipeline(transaction=False)
+        pipe = self._later
+        acks: dict[str, list[str]] = {}
+        now = self.clock()
+        for g in groups:
+            if g.after is not None and g.append is not None:
+                self.cache[g.table] = g.after
+                self.cache.move_to_end(g.table)
+            for e, outcome, events, version in g.outcomes:
+                acks.setdefault(e.stream, []).append(e.id)
+                self.attempts.pop(e.id, None)
+                self._index(pipe, e.cmd, g.after, events)
+                self._log(e.cmd, version, outcome, now)
+            t = g.after
+            if g.append is not None and t is not None and t.status == RUNNING:
+                mover = t.to_move()
+                if mover is not None and not t.seats[mover].human:
+                    tick = TableCommand(id=f"tick:{t.id}:{t.version}", table=t.id, name="tick",
+                                        args={"version": t.version}, locale=t.locale, at=now)
+                    pipe.xadd(self.keys.commands_for(t.id), {"c": tick.dumps()})
+            for e, exc in g.failed:
+                n = self.attempts.get(e.id, 0) + 1
+                self.attempts[e.id] = n
+                if n >= self.settings.max_attempts:
+                    await self.dead_letter(e, f"{type(exc).__name__}: {exc}")
+                else:
+                    self.log.warning("command_failed", entry=e.id, attempt=n, error=repr(exc)[:200])
+                    self.retry.append(e)
+        for stream, ids in acks.items():
+            pipe.xack(stream, self.settings.group, *ids)
+        while len(self.cache) > CACHE_SIZE:
+            self.cache.popitem(last=False)
+
+    def _index(self, pipe: Any, cmd: TableCommand | None, t: Table | None, events: list[Any]) -> None:
+        """Derived indexes (rebuildable from the streams): room -> table, player -> tables, stats."""
+        if cmd is None or t is None:
+            return
+        k = self.keys
+        for ev in events:
+            if isinstance(ev, TableCreated | RoomAttached):
+                room = ev.room
+                pipe.set(k.room(room.platform, room.chat), t.id)
+            elif isinstance(ev, PlayerJoined):
+                pipe.sadd(k.player_tables(ev.player.platform, ev.player.user), t.id)
+            elif isinstance(ev, PlayerLeft):
+                pipe.srem(k.player_tables(ev.player.platform, ev.player.user), t.id)
+            elif isinstance(ev, MatchFinished | TableCancelled):
+                winners = set(ev.result.get("winners", [])) if isinstance(ev, MatchFinished) else set()
+                for i, seat in enumerate(t.seats):
+                    if seat.player is None:
+                        continue
+                    pipe.srem(k.player_tables(seat.player.platform, seat.player.user), t.id)
+                    if isinstance(ev, MatchFinished):
+                        stats = k.player_stats(seat.player.platform, seat.player.user)
+                        pipe.hincrby(stats, "played", 1)
+                        if i in winners:
+                            pipe.hincrby(stats, "won", 1)
+
+    def _log(self, cmd: TableCommand | None, version: int, outcome: str, now: float) -> None:
+        if cmd is None:
+            return
+        self.processed += 1
+        self.metrics.commands.labels(cmd.name, outcome.partition(":")[0]).inc()
+        took = max(now - cmd.at, 0.0) if cmd.at else 0.0
+        if cmd.at:
+            self.metrics.latency.observe(took)
+        self.log.info("command", table=cmd.table, command=cmd.name, id=cmd.id,
+                      version=version, outcome=outcome, ms=round(took * 1000, 2))

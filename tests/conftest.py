@@ -1,0 +1,112 @@
+"""Shared fixtures: an in-process fakeredis, and a real Redis.
+
+The real Redis is ``REDIS_URL`` when it is set (each xdist worker then uses its own database
+number, flushed before each test), else a ``redis-server`` this session starts on a free port
+(``--save "" --appendonly no``) and stops at the end.  Without either the real-Redis tests are
+skipped, unless ``CINQ_REQUIRE_REAL_REDIS=1`` (CI), which makes them fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import fakeredis
+import pytest
+import redis as sync_redis
+import redis.asyncio as aioredis
+
+REQUIRE_REAL = os.environ.get("CINQ_REQUIRE_REAL_REDIS") == "1"
+# Databases used on a shared REDIS_URL: one per xdist worker, so parallel workers never collide.
+SHARED_DB_BASE = 10
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _xdist_index() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker[2:].isdigit() else 0
+
+
+@pytest.fixture(scope="session")
+def real_redis_url() -> Iterator[str]:
+    """The URL of a real Redis for this test session (see the module docstring)."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        base = url.rsplit("/", 1)[0] if url.count("/") > 2 else url
+        yield f"{base}/{SHARED_DB_BASE + _xdist_index()}"
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if REQUIRE_REAL:
+            pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no REDIS_URL and no redis-server binary")
+        pytest.skip("no real Redis: set REDIS_URL or install redis-server")
+    port = _free_port()
+    proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
+                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = sync_redis.Redis(port=port)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except sync_redis.ConnectionError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("redis-server did not start")
+    client.close()
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+async def fake_redis() -> AsyncIterator[fakeredis.FakeAsyncRedis]:
+    """A fresh in-process fakeredis (with Lua)."""
+    r = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    yield r
+    await r.aclose()
+
+
+@pytest.fixture
+async def real_redis(real_redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """A client on an emptied database of the real Redis."""
+    r = aioredis.from_url(real_redis_url)
+    await r.flushdb()
+    yield r
+    await r.flushdb()
+    await r.aclose()
+
+
+@pytest.fixture(params=["fakeredis", "real"])
+async def any_redis(request: pytest.FixtureRequest) -> AsyncIterator[object]:
+    """Each test using it runs twice: on fakeredis and on a real Redis (the contract suites)."""
+    if request.param == "fakeredis":
+        r = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+        yield r
+        await r.aclose()
+        return
+    url = request.getfixturevalue("real_redis_url")
+    r = aioredis.from_url(url)
+    await r.flushdb()
+    yield r
+    await r.flushdb()
+    await r.aclose()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quiet_logs() -> None:
+    """Warnings and errors only: one JSON line per command would drown the test output."""
+    from service import logs
+
+    logs.configure("WARNING")

@@ -1,0 +1,144 @@
+"""Helpers of the service tests: people, rooms, a fixed context, and a harness over the pipeline."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any
+
+from service import bots
+from service.commands import TableCommand
+from service.gateway import Gateway
+from service.identities import Player, Room
+from service.outbox import Message
+from service.settings import Settings
+from service.tables.decide import Context
+from service.worker import Worker
+
+ANA = Player(platform="tg", user="1", name="Ana")
+BEA = Player(platform="tg", user="2", name="Bea")
+CAL = Player(platform="web", user="3", name="Cal")
+DAN = Player(platform="tg", user="4", name="Dan")
+GROUP = Room(platform="tg", chat="-100", kind="group")
+OTHER_GROUP = Room(platform="web", chat="g2", kind="group")
+SECRET = b"test-secret"
+
+
+def private(p: Player) -> Room:
+    """The private chat of a person."""
+    return Room(platform=p.platform, chat=f"dm{p.user}", kind="private")
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seeds(prefix: str = "seed") -> Any:
+    """A deterministic stand-in for the CSPRNG seed source."""
+    counter = itertools.count()
+    return lambda: f"{prefix}{next(counter)}"
+
+
+def context(now: float = 1000.0, **kw: Any) -> Context:
+    """A fixed context for ``decide``."""
+    kw.setdefault("turn_seconds", 0)
+    return Context(now=now, new_seed=seeds(), choose_move=bots.choose_move, token_secrets=[SECRET], **kw)
+
+
+_ids = itertools.count()
+
+
+def cmd(name: str, table: str = "tab1", actor: Player | None = ANA, room: Room | None = GROUP,
+        locale: str = "en", **args: Any) -> TableCommand:
+    """A table command as the gateway would build it."""
+    token = args.pop("token", None)
+    return TableCommand(id=f"c{next(_ids)}", table=table, name=name, args=args, actor=actor, room=room,
+                        locale=locale, token=token)
+
+
+def settings(**kw: Any) -> Settings:
+    """Test settings: few buckets, no turn timer, a known token secret."""
+    base: dict[str, Any] = dict(buckets=16, command_shards=2, turn_seconds=0, token_secrets=[SECRET.decode()],
+                                snapshot_every=10, claim_idle_ms=50, block_ms=20)
+    base.update(kw)
+    return Settings(redis_url=None, **base)
+
+
+class Harness:
+    """The service on one Redis: a gateway, workers, and every outbox message seen so far."""
+
+    def __init__(self, redis: Any, clock: Clock | None = None, workers: int = 1, **kw: Any) -> None:
+        self.redis = redis
+        self.clock = clock or Clock()
+        self.settings = settings(**kw)
+        self.gateway = Gateway(redis, self.settings, clock=self.clock)
+        self.workers = [Worker(redis, self.settings, name=f"w{i}", clock=self.clock, seeds=seeds(),
+                               timers=False) for i in range(workers)]
+        self.keys = self.gateway.keys
+        self.positions: dict[str, str] = {}
+        self.messages: list[Message] = []
+
+    @property
+    def worker(self) -> Worker:
+        return self.workers[0]
+
+    async def send(self, who: Player, text: str | None = None, room: Room = GROUP,
+                   **kw: Any) -> list[Message]:
+        """Submit, let the worker finish everything, and return the new outbox messages."""
+        await self.gateway.submit(text, user=who, room=room, **kw)
+        return await self.settle()
+
+    async def settle(self) -> list[Message]:
+        """Drain the command streams (AI turns included) and collect the new outbox messages."""
+        while await self.worker.drain():
+            pass
+        return await self.collect()
+
+    async def collect(self) -> list[Message]:
+        """The outbox messages written since the last call."""
+        new: list[Message] = []
+        keys = [self.keys.outbox(b) for b in range(self.keys.buckets)]
+        pipe = self.redis.pipeline(transaction=False)
+        for key in keys:
+            pipe.xrange(key, min=_after(self.positions.get(key)))
+        for key, entries in zip(keys, await pipe.execute(), strict=True):
+            for mid, fields in entries:
+                self.positions[key] = mid.decode()
+                new.append(Message.model_validate(json.loads(fields[b"m"])).rendered())
+        self.messages += new
+        return new
+
+    async def table_of(self, room: Room = GROUP) -> str:
+        t = await self.gateway.table_of(room)
+        assert t is not None
+        return t
+
+    async def events(self, table: str) -> list[str]:
+        return await self.worker.store.events(table)
+
+
+def _after(pos: str | None) -> str:
+    return "-" if pos is None else f"({pos}"
+
+
+def to(msgs: list[Message], who: Player | Room) -> list[Message]:
+    """The messages addressed to a person or a room."""
+    if isinstance(who, Player):
+        return [m for m in msgs if m.to.player is not None and who.same(m.to.player)]
+    return [m for m in msgs if m.to.room is not None and who.same(m.to.room)]
+
+
+# Word characters include both cases, "-" and "_", so that no card is "found" inside an id or a token.
+_CARD = re.compile(r"(?<![0-9A-Za-z_-])(1[0-2]|[1-7])([oceb])(?![0-9A-Za-z_-])")
+
+
+def card_tokens(text: str) -> set[str]:
+    """The Cinquillo card codes in a text, as whole tokens ("1o" is not found inside "11o")."""
+    return {m.group(0) for m in _CARD.finditer(text)}

@@ -1,0 +1,61 @@
+"""``cinq play``: scriptable (``--auto``, piped stdin, end of input) and playable to the end."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from adapters.terminal import play
+from service.cli import main
+from service.i18n import translate
+
+
+@pytest.mark.parametrize("words", [["cinquillo"], ["535", "3"]])
+async def test_auto_plays_a_whole_match_to_the_end(words):
+    out = io.StringIO()
+    assert await play(words, auto=True, lang="en", stdin=io.StringIO(""), stdout=out) == 0
+    assert "The match is over" in out.getvalue()
+
+
+async def test_numbers_and_moves_are_read_from_a_pipe_and_end_of_input_ends_cleanly():
+    out = io.StringIO()
+    stdin = io.StringIO("1\nnonsense\n/hand\n1\n")
+    assert await play(["cinquillo"], lang="es", stdin=stdin, stdout=out) == 0
+    text = out.getvalue()
+    assert translate("es", "terminal.prompt").strip() in text
+    assert "  1. " in text  # the legal moves are numbered
+    assert text.rstrip().endswith(translate("es", "terminal.bye"))
+
+
+async def test_q_quits():
+    out = io.StringIO()
+    assert await play(["535"], lang="en", stdin=io.StringIO("q\n"), stdout=out) == 0
+    assert out.getvalue().rstrip().endswith(translate("en", "terminal.bye"))
+
+
+async def test_bad_options_are_explained_and_exit_non_zero():
+    out = io.StringIO()
+    assert await play(["cinquillo", "colour=red"], lang="en", stdin=io.StringIO(""), stdout=out) == 1
+    assert "colour" in out.getvalue()
+
+
+def test_the_console_script_plays_auto_with_stdin_not_a_tty():
+    env = {**os.environ, "LANG": "en_US.UTF-8"}
+    env.pop("REDIS_URL", None)
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "play", "535", "--auto"], env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "The match is over" in proc.stdout
+
+
+def test_verify_needs_a_finished_table(capsys, monkeypatch):
+    # On the embedded store nothing is finished: the verdict is a failure, said plainly.
+    monkeypatch.setenv("CINQ_LOG_LEVEL", "WARNING")
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    with pytest.warns(UserWarning, match="REDIS_URL"):
+        assert main(["verify", "nosuchtable"]) == 1
+    assert "FAILED" in capsys.readouterr().out

@@ -1,0 +1,199 @@
+"""The worker's robustness: races between workers, takeover of a dead worker's commands, dead letters,
+timers and a graceful stop.  On fakeredis and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from service.commands import TableCommand
+from service.events import decode
+from service.tables.repository import load
+from service.timers import fire_due
+from service.worker import Worker
+from tests.service.support import ANA, BEA, GROUP, Harness, Player, private, seeds, to
+
+
+async def _all_done(h, table):
+    return {m.decode() for m in await h.redis.smembers(h.keys.done(table))}
+
+
+async def test_concurrent_workers_on_one_table_append_once_per_version_and_lose_nothing(any_redis):
+    h = Harness(any_redis, workers=4, batch=8)
+    await h.send(ANA, "/new cinquillo tradicional")
+    table = await h.table_of()
+    people = [Player(platform="tg", user=f"p{i}", name=f"P{i}") for i in range(30)]
+    ids = []
+    for p in people:
+        ids.append(await h.gateway.submit("/join", user=p, room=GROUP))
+        ids.append(await h.gateway.submit("/leave", user=p, room=GROUP))
+    tasks = [asyncio.create_task(w.run()) for w in h.workers]
+    for _ in range(400):
+        if set(ids) <= await _all_done(h, table):
+            break
+        await asyncio.sleep(0.02)
+    for w in h.workers:
+        w.stop.set()
+    await asyncio.gather(*tasks)
+    assert set(ids) <= await _all_done(h, table)  # no command lost
+    entries = await any_redis.xrange(h.keys.events(table))
+    assert [e[0].decode() for e in entries] == [f"0-{v}" for v in range(1, len(entries) + 1)]
+    by_cmd: dict[str, list[int]] = {}
+    for v, (_, f) in enumerate(entries, 1):
+        by_cmd.setdefault(decode(f[b"e"]).cmd, []).append(v)
+    # Each command applied once: its events are one contiguous run of versions.
+    assert all(vs == list(range(vs[0], vs[0] + len(vs))) for vs in by_cmd.values())
+    t = await load(h.worker.store, table)
+    assert t.version == len(entries)
+    # Every command got exactly one outcome: one reply or one table message per room.
+    msgs = await h.collect()
+    assert sorted(m.id.split(":")[0] for m in msgs if m.to.room) == sorted(ids)
+
+
+async def test_a_dead_workers_pending_commands_are_claimed_and_done_once(any_redis):
+    h = Harness(any_redis, workers=2)
+    await h.send(ANA, "/new cinquillo")
+    table = await h.table_of()
+    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    dead, alive = h.workers
+    await dead.setup()
+    taken = await dead.read(block=False)  # delivered to a worker that then dies without acking
+    assert len(taken) == 1
+    assert await alive.drain() == 0  # nothing new for the others...
+    await asyncio.sleep(0.1)  # ...until the command has been idle for claim_idle_ms
+    claimed = await alive.claim()
+    await alive.process(claimed)
+    assert (await load(alive.store, table)).seat_of(BEA) == 1
+    # The dead worker comes back and finishes what it had: the script sees the id and does nothing.
+    await dead.process(taken)
+    assert (await load(alive.store, table)).version == 3
+    assert await any_redis.xpending(h.keys.commands_for(table), h.settings.group) in (
+        {"pending": 0, "min": None, "max": None, "consumers": []},)
+
+
+async def test_a_malformed_command_goes_to_the_dead_letter_stream(any_redis):
+    h = Harness(any_redis)
+    await h.worker.setup()
+    await any_redis.xadd(h.keys.commands(0), {"c": b"{not json"})
+    await h.worker.drain()
+    [(_, fields)] = await any_redis.xrange(h.keys.dead(0))
+    assert b"malformed" in fields[b"error"]
+    assert (await any_redis.xpending(h.keys.commands(0), h.settings.group))["pending"] == 0
+
+
+async def test_a_command_that_keeps_failing_is_dead_lettered_with_its_error(any_redis):
+    h = Harness(any_redis, max_attempts=3)
+
+    def broken(view, level, seed):
+        raise RuntimeError("the AI player crashed")
+
+    h.workers[0] = Worker(any_redis, h.settings, clock=h.clock, seeds=seeds(), choose_move=broken,
+                          timers=False)
+    await h.send(ANA, "/play cinquillo 2", room=private(ANA))
+    table = await h.table_of(private(ANA))
+    t = await load(h.worker.store, table)
+    if t.seats[t.to_move()].human:
+        hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+        await h.send(ANA, token=hand.actions[0].token, room=private(ANA))
+    dead = await any_redis.xrange(h.keys.dead(h.keys.shard(table)))
+    assert len(dead) == 1 and b"the AI player crashed" in dead[0][1][b"error"]
+    assert json.loads(dead[0][1][b"c"])["name"] == "tick"
+    assert h.worker.metrics.dead._value.get() == 1
+
+
+async def test_a_timed_out_turn_is_played_for_the_person_who_is_told(any_redis):
+    h = Harness(any_redis, turn_seconds=30, timeouts_to_bot=2)
+    await h.send(ANA, "/new cinquillo")
+    await h.send(BEA, "/join")
+    await h.send(ANA, "/start")
+    table = await h.table_of()
+    t = await load(h.worker.store, table)
+    late = [ANA, BEA][t.to_move()]
+    assert await fire_due(any_redis, h.keys, h.clock.now * 1000) == 0  # not due yet
+    h.clock.now += 31
+    assert await fire_due(any_redis, h.keys, h.clock.now * 1000) == 1
+    msgs = await h.settle()
+    assert any(m.kind == "reply" and m.to.player and m.to.player.same(late) for m in msgs)
+    assert (await load(h.worker.store, table)).version == t.version + 1
+    # The same deadline fired again (a second timer loop) does nothing more.
+    await any_redis.xadd(h.keys.commands_for(table), {"c": TableCommand(
+        id=f"tick:{table}:{t.version}", table=table, name="tick", args={"version": t.version}).dumps()})
+    assert await h.settle() == []
+
+
+async def test_k_timeouts_in_a_row_hand_the_seat_to_an_ai_player(any_redis):
+    h = Harness(any_redis, turn_seconds=30, timeouts_to_bot=2)
+    await h.send(ANA, "/play cinquillo 2", room=private(ANA))
+    table = await h.table_of(private(ANA))
+    for _ in range(50):
+        t = await load(h.worker.store, table)
+        if t.status != "running" or not t.seats[0].human:
+            break
+        h.clock.now += 31
+        await fire_due(any_redis, h.keys, h.clock.now * 1000)
+        await h.settle()
+    t = await load(h.worker.store, table)
+    assert t.status == "finished" or not t.seats[0].human
+    if t.status == "running" or any(m.kind == "reply" and "AI" in m.text for m in h.messages):
+        assert any(m.text for m in to(h.messages, ANA) if m.kind == "reply")
+
+
+async def test_a_lost_ai_tick_is_recovered_by_the_deadline(any_redis):
+    h = Harness(any_redis)
+    await h.send(ANA, "/play cinquillo 2", room=private(ANA))
+    await h.send(ANA, "/leave", room=private(ANA))
+    table = await h.table_of(private(ANA))
+    assert (await load(h.worker.store, table)).status == "finished"
+    # Now the same, but the worker's direct tick is dropped from the stream before anyone reads it.
+    await h.send(BEA, "/play 535 2", room=private(BEA))
+    t2 = await h.table_of(private(BEA))
+    await h.gateway.submit("/leave", user=BEA, room=private(BEA))
+    await h.worker.drain()
+    stream = h.keys.commands_for(t2)
+    for mid, f in await any_redis.xrange(stream):
+        if b'"tick"' in f[b"c"]:
+            await any_redis.xdel(stream, mid)
+    h.clock.now += 3
+    while (await load(h.worker.store, t2)).status == "running":
+        assert await fire_due(any_redis, h.keys, h.clock.now * 1000) >= 1
+        await h.settle()
+        h.clock.now += 6
+    assert (await load(h.worker.store, t2)).status == "finished"
+
+
+class StoppedMidBatch(Worker):
+    """A worker that receives its stop signal (SIGTERM) while a batch is in hand."""
+
+    async def cycle(self, entries, *, read):
+        self.stop.set()
+        return await super().cycle(entries, read=read)
+
+
+async def test_a_graceful_stop_finishes_the_batch_in_hand(any_redis):
+    h = Harness(any_redis)
+    await h.send(ANA, "/new cinquillo")
+    table = await h.table_of()
+    ids = [await h.gateway.submit("/join", user=Player(platform="x", user=str(i)), room=GROUP)
+           for i in range(3)]
+    worker = StoppedMidBatch(any_redis, h.settings, clock=h.clock, timers=False)
+    await asyncio.wait_for(worker.run(), 5)
+    assert set(ids) <= await _all_done(h, table)
+    pending = await any_redis.xpending(h.keys.commands_for(table), h.settings.group)
+    assert pending["pending"] == 0  # acknowledged before the worker exited
+
+
+@pytest.mark.parametrize("n", [3])
+async def test_snapshots_are_written_every_n_events_and_used_to_load(any_redis, n):
+    h = Harness(any_redis, snapshot_every=n)
+    await h.send(ANA, "/play cinquillo 4", room=private(ANA))
+    table = await h.table_of(private(ANA))
+    await h.send(ANA, "/leave", room=private(ANA))
+    loaded = await h.worker.store.load(table)
+    assert loaded.snapshot is not None and len(loaded.events) < n
+    fresh = await load(h.worker.store, table)
+    from service.tables.repository import fold
+
+    full = fold(table, None, await h.events(table))
+    assert fresh.version == full.version and fresh.result == full.result
