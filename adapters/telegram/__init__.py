@@ -1,0 +1,51 @@
+"""The Telegram adapter (aiogram 3): parse updates, call the service's gateway, render the outbox.
+
+The ``cinq.adapters`` entry point is :func:`main` (the same shape as the webhook adapter's):
+
+- ``main(runtime)`` (as ``cinq serve`` calls adapters) returns the coroutine that runs the bot on that
+  runtime's Redis until cancelled (it returns at once, with a warning, when no token is set);
+- ``main(argv)`` (a list of words, as ``cinq telegram`` would pass them; also
+  ``python -m adapters.telegram``) runs the bot alone and returns an exit status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+__all__ = ["main", "serve"]
+
+
+async def serve(runtime: Any) -> None:
+    """Run the bot on a service runtime's Redis until cancelled (a no-op without a token)."""
+    from adapters.telegram.app import build
+    from adapters.telegram.config import TelegramSettings
+    from service import logs
+
+    tg = TelegramSettings()
+    if not tg.token:
+        logs.get("telegram").warning("no_token", hint="set CINQ_TELEGRAM_TOKEN to run the Telegram bot")
+        return
+    bot = await build(runtime.redis, runtime.settings, tg)
+    await bot.run()
+
+
+def main(arg: Any = None, **_: Any) -> Any:
+    """The entry point (see the module docstring)."""
+    if arg is not None and not isinstance(arg, list | tuple):
+        return serve(arg)
+    from adapters.telegram.config import TelegramSettings
+    from service import logs
+    from service.runtime import build as build_runtime
+    from service.settings import Settings
+
+    settings = Settings()
+    logs.configure(settings.log_level)
+    if not TelegramSettings().token:
+        print("set CINQ_TELEGRAM_TOKEN (and CINQ_TELEGRAM_PUBLIC_URL for webhook mode)")
+        return 2
+    try:
+        asyncio.run(serve(build_runtime(settings)))
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,67 @@
+"""The Telegram adapter's settings (pydantic-settings, environment variables ``CINQ_TELEGRAM_*``).
+
+``CINQ_TELEGRAM_TOKEN`` is the bot token.  Without ``CINQ_TELEGRAM_PUBLIC_URL`` the bot polls
+(development); with it, the bot registers ``<public_url><webhook_path>`` as its webhook and serves it
+with aiohttp, refusing any request without the ``X-Telegram-Bot-Api-Secret-Token`` it registered.
+``CINQ_TELEGRAM_API_URL`` points the bot at another Bot API server (a local ``telegram-bot-api``, or
+the fake server of the tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Telegram's flood limits, as the sender keeps them (seconds; tests shrink them).
+
+    About one message a second per chat, twenty a minute per group (18 here: calls made by the
+    handlers themselves, such as a settings keyboard, go around the queue), thirty a second overall.
+    ``coalesce_s`` is how long an edit waits before it goes out, so that the edits of a burst of moves
+    (AI players answer in milliseconds) merge into one.  ``group_coalesce_s`` is the same for the
+    table of a running match in a group: the players get their turn in private at once, and the
+    group's picture of the table may lag a few seconds, which halves the calls at a human pace.
+    """
+
+    chat_interval_s: float = 1.0
+    group_per_window: int = 18
+    window_s: float = 60.0
+    global_per_s: int = 30
+    coalesce_s: float = 0.4
+    group_coalesce_s: float = 4.0
+
+    def scaled(self, k: float) -> Limits:
+        """The same limits with every duration multiplied by ``k`` (0.01: a minute is 0.6 s)."""
+        return Limits(self.chat_interval_s * k, self.group_per_window, self.window_s * k,
+                      self.global_per_s, self.coalesce_s * k, self.group_coalesce_s * k)
+
+
+class TelegramSettings(BaseSettings):
+    """Settings of ``cinq telegram``."""
+
+    model_config = SettingsConfigDict(env_prefix="CINQ_TELEGRAM_", extra="ignore")
+
+    token: str | None = None
+    api_url: str | None = None
+    public_url: str | None = None
+    webhook_path: str = "/telegram/webhook"
+    webhook_secret: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,256}$")
+    host: str = "0.0.0.0"
+    port: int = 8081
+    # The delivery consumer name: keep it stable across restarts of one instance,
+    # so that the messages it had in hand when it stopped are delivered when it comes back.
+    consumer: str = "tg-1"
+    chat_interval_s: float = Field(default=1.0, ge=0)
+    group_per_minute: int = Field(default=18, ge=1)
+    global_per_second: int = Field(default=30, ge=1)
+    coalesce_s: float = Field(default=0.4, ge=0)
+    group_coalesce_s: float = Field(default=4.0, ge=0)
+
+    def limits(self) -> Limits:
+        """The flood limits from these settings."""
+        return Limits(self.chat_interval_s, self.group_per_minute, 60.0, self.global_per_second,
+                      self.coalesce_s, self.group_coalesce_s)

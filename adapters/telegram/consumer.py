@@ -1,0 +1,102 @@
+"""The outbox handler of the Telegram adapter: one outbox message in, sender operations out.
+
+:class:`service.delivery.Delivery` reads the outbox for the platform ``telegram`` (consumer group,
+order per recipient, retries, dead letters) and calls :class:`OutboxHandler` with each message.
+
+A *post* (a reply, a summary) is awaited: the message is acknowledged once it went out.  A *show*
+(an edit in place) is not: it is recorded in Redis as the slot's wanted content (and the slot
+marked dirty) and queued, and the handler returns, so that the next messages of the same slot can
+merge into the queued edit — a burst of AI moves becomes one edit.  A restart loses nothing: the
+dirty slots are sent again by :meth:`OutboxHandler.recover` before delivery resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
+from adapters.telegram.sender import Sender, is_group
+from service import logs
+from service.i18n import translate
+from service.outbox import Message
+from service.platform_state import PlatformState
+
+
+class OutboxHandler:
+    """Routes outbox messages for Telegram to the sender (see the module docstring)."""
+
+    def __init__(self, state: PlatformState, sender: Sender, *, bot_username: str, turn_seconds: float = 0.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.state = state
+        self.sender = sender
+        self.bot_username = bot_username
+        self.turn_seconds = turn_seconds
+        self.clock = clock
+        self.log = logs.get("telegram.outbox")
+        sender.on_forbidden = self.on_forbidden
+
+    async def __call__(self, msg: Message) -> None:
+        """Deliver one message (the :data:`service.delivery.Handler`)."""
+        room = msg.to.room
+        if room is not None and room.platform == PLATFORM and room.kind == "group":
+            # A group's /lang wins over the table's language: the text is rendered here, per reader.
+            chosen = await self.state.chat_locale(PLATFORM, room.chat)
+            if chosen and chosen != msg.locale:
+                msg = msg.model_copy(update={"locale": chosen})
+        msg = msg.rendered()
+        names = seat_names(msg)
+        if names and msg.table:
+            await self.state.set_table_names(PLATFORM, msg.table, names)
+        elif msg.kind == "match_over" and msg.table:
+            names = await self.state.table_names(PLATFORM, msg.table)
+        now = self.clock()
+        routed = route(msg, bot_username=self.bot_username, now=now, written_at=now,
+                       turn_seconds=self.turn_seconds, seat_names=names)
+        if routed.group_table is not None:
+            await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
+        if routed.group_result is not None:
+            await self.state.record_group_match(PLATFORM, *routed.group_result)
+        posts = []
+        for op in routed.ops:
+            if isinstance(op, Post):
+                posts.append(self.sender.submit(op))
+            elif await self.state.want_content(PLATFORM, op.chat, op.table, op.slot, op.rank,
+                                               op.content.to_json()):
+                self.sender.submit(op)
+        await asyncio.gather(*posts)
+
+    async def recover(self) -> int:
+        """Queue again every slot whose wanted content may not have gone out (after a restart)."""
+        n = 0
+        for chat, table, slot in await self.state.dirty_slots(PLATFORM):
+            ref = await self.state.get_message_ref(PLATFORM, chat, table, slot)
+            if ref is None or ref.want is None:
+                continue
+            self.sender.submit(Show(chat, table, slot, ref.rank, Content.from_json(ref.want)))
+            n += 1
+        return n
+
+    async def on_forbidden(self, op: Show | Post) -> None:
+        """A player's private chat refused a hand: tell them in the table's group, once, how to fix it."""
+        if not isinstance(op, Show) or is_group(op.chat):
+            return
+        for chat in await self.state.table_chats(PLATFORM, op.table):
+            key = f"told:{op.table}:{op.chat}"
+            if not await self.state.mark_once(PLATFORM, key):
+                return
+            locale = await self.state.chat_locale(PLATFORM, chat) or op.locale
+            text = translate(locale, "tg.start_me", name=op.who or op.chat)
+            content = Content(text, ((hand_link(locale, self.bot_username, op.table),),))
+            self.sender.submit(Post(chat, content, key))
+            return
+
+
+async def resend_slot(state: PlatformState, sender: Sender, chat: str, table: str) -> bool:
+    """Send the slot's wanted content again as a new message (the deep link "My hand"); False if none."""
+    ref = await state.get_message_ref(PLATFORM, chat, table, MAIN)
+    if ref is None or ref.want is None:
+        return False
+    await sender.deliver(Show(chat, table, MAIN, ref.rank, Content.from_json(ref.want), fresh=True))
+    return True

@@ -1,0 +1,118 @@
+"""Button presses: moves (action tokens), lobby buttons, the settings keyboard.  Every press is answered.
+
+The answer to a press is the handler's return value (an ``answerCallbackQuery`` method): in webhook mode
+it goes back in the HTTP response to Telegram's request and costs no Bot API call; in polling mode
+aiogram sends it.
+
+A move button's data is the outbox action token.  The service is the authority on staleness, but a
+press is first checked cheaply here so that it can be answered with an alert at once: a token older
+than what the message now wants to show is stale, and one turn (table, seat, version) accepts one
+press — the second click of a double click is answered "already done" and never reaches the service.
+"""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.methods import AnswerCallbackQuery
+from aiogram.types import CallbackQuery
+
+from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
+from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.render import MAIN, PLATFORM, settings_content
+from service.gateway import Gateway
+from service.i18n import translate
+from service.platform_state import PlatformState
+from service.tokens import TokenError, open_token
+
+# One press per turn is remembered this long (a turn never waits that long for a press).
+PRESS_TTL_S = 24 * 3600
+LOBBY_COMMANDS = {"join": "/join", "leave": "/leave", "bots": "/bots 1", "start": "/start",
+                  "cancel": "/cancel"}
+
+
+def _label(cq: CallbackQuery) -> str:
+    """The text of the pressed button, from the message's own keyboard."""
+    markup = getattr(cq.message, "reply_markup", None)
+    for row in markup.inline_keyboard if markup else []:
+        for button in row:
+            if button.callback_data == cq.data:
+                return button.text
+    return ""
+
+
+async def move_handler(cq: CallbackQuery, gateway: Gateway, platform_state: PlatformState,
+                       secrets: list[bytes]) -> AnswerCallbackQuery:
+    """A move: check the token is current, act once, answer with the move's name."""
+    player = player_of(cq.from_user)
+    locale = await gateway.locale_of(player, cq.from_user.language_code)
+    try:
+        claims = open_token(secrets, cq.data or "")
+    except TokenError:
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    if cq.message is None:
+        return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
+    chat = str(cq.message.chat.id)
+    ref = await platform_state.get_message_ref(PLATFORM, chat, claims.table, MAIN)
+    if ref is not None and ref.rank[0] > claims.version:
+        return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
+    if not await platform_state.mark_once(PLATFORM, f"press:{claims.table}:{claims.seat}:{claims.version}",
+                                 PRESS_TTL_S):
+        return cq.answer(translate(locale, "tg.alert.once"), show_alert=True)
+    await gateway.submit(user=player, room=room_of(cq.message.chat), token=cq.data,
+                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
+    return cq.answer(translate(locale, "tg.alert.played", move=_label(cq)))
+
+
+async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gateway) -> AnswerCallbackQuery:
+    """Join, Leave, Add AI, Start, Cancel: the chat commands, sent for the presser; Settings explains."""
+    player = player_of(cq.from_user)
+    locale = await gateway.locale_of(player, cq.from_user.language_code)
+    if cq.message is None:
+        return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
+    room = room_of(cq.message.chat)
+    if await gateway.table_of(room) != callback_data.table:
+        return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
+    if callback_data.op not in LOBBY_COMMANDS:
+        # The service has no command to change the options of an open lobby (reported).
+        return cq.answer(translate(locale, "tg.lobby_settings"), show_alert=True)
+    await gateway.submit(LOBBY_COMMANDS[callback_data.op], user=player, room=room,
+                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
+    return cq.answer(translate(locale, "tg.alert.sent"))
+
+
+async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway) -> AnswerCallbackQuery:
+    """The settings keyboard of a new table: change one option, or create the table (``go``)."""
+    player = player_of(cq.from_user)
+    locale = await gateway.locale_of(player, cq.from_user.language_code)
+    cfg, op = callback_data, callback_data.op
+    if cq.message is None or not hasattr(cq.message, "edit_text"):
+        return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
+    if op == "go":
+        command = "/play" if cfg.where == "p" else "/new"
+        await gateway.submit(f"{command} {options_words(cfg)}", user=player, room=room_of(cq.message.chat),
+                             language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
+        await cq.message.edit_reply_markup(reply_markup=None)
+        return cq.answer(translate(locale, "tg.alert.sent"))
+    if op == "n":
+        cfg = cfg.model_copy(update={"players": next_players(cfg.players)})
+    elif op.startswith("t") and op[1:].isdigit():
+        cfg = cfg.model_copy(update={"flags": cfg.flags ^ (1 << int(op[1:]))})
+    content = settings_content(locale, cfg)
+    await cq.message.edit_text(content.text, reply_markup=content.markup())
+    return cq.answer()
+
+
+async def unknown_handler(cq: CallbackQuery, gateway: Gateway) -> AnswerCallbackQuery:
+    """Any other button (an old version of the bot's keyboards): answered, nothing done."""
+    locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
+    return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+
+
+def router() -> Router:
+    """A new router of this feature (each Dispatcher needs its own)."""
+    r = Router(name="buttons")
+    r.callback_query.register(move_handler, F.data.regexp(TOKEN_RE))
+    r.callback_query.register(lobby_handler, Lobby.filter())
+    r.callback_query.register(settings_handler, Cfg.filter())
+    r.callback_query.register(unknown_handler)
+    return r

@@ -1,0 +1,91 @@
+"""Group chats: ``/new`` (a lobby), ``/lang`` and ``/stats`` for the group, other commands to the service."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import Message
+
+from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.render import PLATFORM, Content, Post, games_content
+from adapters.telegram.sender import Sender
+from service.gateway import Gateway
+from service.i18n import translate
+from service.platform_state import PlatformState
+from service.protocol import ProtocolError, parse_command
+
+
+def _command_id(message: Message) -> str:
+    return f"tg:m:{message.chat.id}:{message.message_id}"
+
+
+async def _language(message: Message, platform_state: PlatformState) -> str | None:
+    """The group's ``/lang`` choice, else the sender's Telegram language."""
+    chosen = await platform_state.chat_locale(PLATFORM, str(message.chat.id))
+    return chosen or (message.from_user.language_code if message.from_user else None)
+
+
+async def new_handler(message: Message, command: CommandObject, gateway: Gateway,
+                      platform_state: PlatformState, sender: Sender) -> None:
+    """``/new <game> [options]`` opens a lobby; a bare ``/new`` offers the games and their settings."""
+    assert message.from_user is not None
+    language = await _language(message, platform_state)
+    if not command.args:
+        locale = await gateway.locale_of(player_of(message.from_user), language)
+        content = games_content(locale, "g", translate(locale, "tg.pick_game"))
+        await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
+        return
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+                         language_code=language, command_id=_command_id(message))
+
+
+async def lang_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
+                       sender: Sender) -> None:
+    """``/lang es|en`` in a group chooses the group's language (the service's parser reads it)."""
+    assert message.from_user is not None
+    try:
+        parsed = parse_command(message.text or "")
+    except ProtocolError:
+        await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+                             command_id=_command_id(message))  # the service explains the usage
+        return
+    locale = parsed.args["locale"]
+    await platform_state.set_chat_locale(PLATFORM, str(message.chat.id), locale)
+    content = Content(translate(locale, "tg.lang"))
+    await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
+
+
+async def stats_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
+                        sender: Sender) -> None:
+    """``/stats`` in a group: the group's finished matches and wins, then the sender's own (service)."""
+    assert message.from_user is not None
+    language = await _language(message, platform_state)
+    locale = await platform_state.chat_locale(PLATFORM, str(message.chat.id)) or \
+        await gateway.locale_of(player_of(message.from_user), language)
+    matches, wins = await platform_state.group_stats(PLATFORM, str(message.chat.id))
+    lines = [translate(locale, "tg.group_stats", matches=matches)]
+    if wins:
+        ranked = sorted(wins.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append(translate(locale, "tg.group_wins", wins=", ".join(f"{n} {w}" for n, w in ranked)))
+    await sender.deliver(Post(str(message.chat.id), Content("\n".join(lines)), _command_id(message)))
+    await gateway.submit("/stats", user=player_of(message.from_user), room=room_of(message.chat),
+                         language_code=language, command_id=_command_id(message) + ":u")
+
+
+async def command_handler(message: Message, gateway: Gateway, platform_state: PlatformState) -> None:
+    """Every other command goes to the service (plain chat in a group is not for the bot)."""
+    assert message.from_user is not None
+    language = await _language(message, platform_state)
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+                         language_code=language, command_id=_command_id(message))
+
+
+def router() -> Router:
+    """A new router of this feature (each Dispatcher needs its own)."""
+    r = Router(name="group")
+    r.message.filter(F.chat.type.in_({"group", "supergroup"}))
+    r.message.register(new_handler, Command("new", "nueva", "nuevo"))
+    r.message.register(lang_handler, Command("lang", "idioma", "language"))
+    r.message.register(stats_handler, Command("stats", "estadisticas", "estadísticas"))
+    r.message.register(command_handler, F.text.startswith("/"))
+    return r

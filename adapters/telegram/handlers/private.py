@@ -1,0 +1,70 @@
+"""The private chat: ``/start`` (greeting, or a deep link to a table), ``/play``, and the rest."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandObject, CommandStart
+from aiogram.types import Message
+
+from adapters.telegram.consumer import resend_slot
+from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.render import Post, games_content
+from adapters.telegram.sender import Sender
+from service.gateway import Gateway
+from service.i18n import translate
+from service.platform_state import PlatformState
+
+
+def _command_id(message: Message) -> str:
+    return f"tg:m:{message.chat.id}:{message.message_id}"
+
+
+async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
+                            platform_state: PlatformState, sender: Sender) -> None:
+    """``t.me/<bot>?start=<table>``: show the player's hand of that table here, or join its lobby."""
+    assert message.from_user is not None
+    table = command.args or ""
+    if await resend_slot(platform_state, sender, str(message.chat.id), table):
+        return
+    await gateway.submit(f"/start {table}", user=player_of(message.from_user), room=room_of(message.chat),
+                         language_code=message.from_user.language_code, command_id=_command_id(message))
+
+
+async def start_handler(message: Message, gateway: Gateway, sender: Sender) -> None:
+    """``/start``: greet in the user's language and offer the games."""
+    assert message.from_user is not None
+    user = message.from_user
+    locale = await gateway.locale_of(player_of(user), user.language_code)
+    text = translate(locale, "tg.welcome", name=user.first_name)
+    await sender.deliver(Post(str(message.chat.id), games_content(locale, "p", text), _command_id(message)))
+
+
+async def play_handler(message: Message, command: CommandObject, gateway: Gateway, sender: Sender) -> None:
+    """``/play <game> [options]`` starts a match against AI players; a bare ``/play`` offers the games."""
+    assert message.from_user is not None
+    user = message.from_user
+    if not command.args:
+        locale = await gateway.locale_of(player_of(user), user.language_code)
+        content = games_content(locale, "p", translate(locale, "tg.pick_game"))
+        await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
+        return
+    await gateway.submit(message.text, user=player_of(user), room=room_of(message.chat),
+                         language_code=user.language_code, command_id=_command_id(message))
+
+
+async def text_handler(message: Message, gateway: Gateway) -> None:
+    """Any other text goes to the service, which parses the chat command protocol."""
+    assert message.from_user is not None
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+                         language_code=message.from_user.language_code, command_id=_command_id(message))
+
+
+def router() -> Router:
+    """A new router of this feature (each Dispatcher needs its own)."""
+    r = Router(name="private")
+    r.message.filter(F.chat.type == "private")
+    r.message.register(deep_link_handler, CommandStart(deep_link=True))
+    r.message.register(start_handler, CommandStart())
+    r.message.register(play_handler, Command("play", "jugar"))
+    r.message.register(text_handler, F.text)
+    return r

@@ -1,0 +1,283 @@
+"""Outgoing Telegram messages: one queue per chat that keeps under Telegram's flood limits.
+
+- One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
+  only its latest content goes out (a burst of AI moves becomes one edit).
+- Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge (a group's
+  running table waits :attr:`Limits.group_coalesce_s`).
+- About one call a second per chat, at most ``group_per_window`` per window in a group, at most
+  ``global_per_s`` a second overall.
+- An edit to the content a message already shows is never sent (a digest of text and keyboard is
+  kept per slot in :mod:`service.platform_state`); "message is not modified" counts as done.
+- ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
+- ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
+  handed to ``on_forbidden`` and the operation is finished: retrying cannot help.
+
+Which message shows which slot, and what each slot wants to show, live in Redis; a slot stays
+*dirty* there until its content went out, so the queues are only a buffer: after a restart the
+dirty slots are sent again (:meth:`adapters.telegram.consumer.OutboxHandler.recover`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
+
+from adapters.telegram.config import Limits
+from adapters.telegram.render import PLATFORM, Content, Post, Show
+from service import logs
+from service.platform_state import PlatformState
+
+Op = Show | Post
+MAX_TRANSIENT = 5
+# A redelivered post is recognised for this long (redeliveries come within minutes).
+POST_TTL_S = 24 * 3600
+# Every this many submissions, the state of chats idle for a whole window is dropped.
+PRUNE_EVERY = 1000
+
+
+@dataclass
+class _Item:
+    op: Op
+    since: float
+    done: list[asyncio.Future[None]] = field(default_factory=list)
+    busy: bool = False  # going out now: a newer content queues behind it instead of merging
+    attempts: int = 0
+
+
+@dataclass
+class _Chat:
+    queue: deque[_Item] = field(default_factory=deque)
+    last: float = -1e9
+    window: deque[float] = field(default_factory=deque)
+    task: asyncio.Task[None] | None = None
+
+
+def is_group(chat: str) -> bool:
+    """Telegram group and supergroup ids are negative; private chats have the user's positive id."""
+    return chat.startswith("-")
+
+
+class Sender:
+    """Per-chat queues over one :class:`aiogram.Bot`."""
+
+    def __init__(self, bot: Bot, state: PlatformState, limits: Limits | None = None, *,
+                 on_forbidden: Callable[[Op], Awaitable[None]] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        self.state = state
+        self.limits = limits or Limits()
+        self.on_forbidden = on_forbidden
+        self.clock = clock
+        self.chats: dict[str, _Chat] = {}
+        self.recent: deque[float] = deque()
+        self.log = logs.get("telegram.sender")
+        self.calls = 0
+        self.skipped = 0
+        self.submitted = 0
+
+    # -- enqueueing ---------------------------------------------------------------------------------
+
+    def submit(self, op: Op) -> asyncio.Future[None]:
+        """Queue ``op``; the future is done when it (or a later content of its slot) went out."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.submitted += 1
+        if self.submitted % PRUNE_EVERY == 0:
+            self._prune()
+        chat = self.chats.setdefault(op.chat, _Chat())
+        if isinstance(op, Show) and not op.fresh:
+            for item in chat.queue:
+                old = item.op
+                if isinstance(old, Show) and not old.fresh and not item.busy \
+                        and (old.table, old.slot) == (op.table, op.slot):
+                    if op.rank >= old.rank:
+                        item.op = dataclasses.replace(op, ids=old.ids + op.ids)
+                    item.done.append(fut)
+                    return fut
+        chat.queue.append(_Item(op, self.clock(), [fut]))
+        if chat.task is None or chat.task.done():
+            chat.task = asyncio.create_task(self._drain(op.chat, chat))
+        return fut
+
+    def _prune(self) -> None:
+        """Forget chats with nothing queued and no call in the last window (their limits are met)."""
+        horizon = self.clock() - max(self.limits.window_s, self.limits.chat_interval_s)
+        for chat_id in [c for c, st in self.chats.items() if not st.queue and st.last < horizon
+                        and (st.task is None or st.task.done())]:
+            del self.chats[chat_id]
+
+    async def deliver(self, op: Op) -> None:
+        """Queue ``op`` and wait until it went out."""
+        await self.submit(op)
+
+    async def idle(self) -> None:
+        """Wait until every queue is empty (tests, shutdown)."""
+        while any(c.queue for c in self.chats.values()):
+            await asyncio.sleep(0.01)
+
+    async def close(self) -> None:
+        """Stop every queue (what is left is redelivered by the outbox consumer after a restart)."""
+        for c in self.chats.values():
+            if c.task is not None:
+                c.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await c.task
+
+    # -- one chat -----------------------------------------------------------------------------------
+
+    async def _drain(self, chat_id: str, chat: _Chat) -> None:
+        while chat.queue:
+            item = chat.queue[0]
+            if isinstance(item.op, Show):
+                wait = self.limits.group_coalesce_s if item.op.linger else self.limits.coalesce_s
+                await self._sleep_until(item.since + wait)
+            if not await self._attempt(chat_id, chat, item):
+                continue  # wait and try again, with whatever merged into the item meanwhile
+            if isinstance(item.op, Show):
+                op = item.op
+                try:
+                    await self.state.clear_dirty(PLATFORM, op.chat, op.table, op.slot, op.rank)
+                except Exception as exc:  # only a restart would send it again: harmless
+                    self.log.warning("clear_dirty_failed", chat=chat_id, error=repr(exc)[:200])
+            chat.queue.popleft()
+            for fut in item.done:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def _attempt(self, chat_id: str, chat: _Chat, item: _Item) -> bool:
+        """One try at the queue's head: True when it is finished (sent, or given up), False to retry."""
+        await self._wait_turn(chat_id, chat, count=False)
+        item.busy = True
+        try:
+            await self._perform(chat_id, chat, item)
+        except TelegramRetryAfter as e:
+            self.log.warning("retry_after", chat=chat_id, seconds=e.retry_after)
+            chat.last = self.clock() + e.retry_after - self.limits.chat_interval_s
+            item.busy = False  # while it waits, newer content of the slot merges into it
+            return False
+        except TelegramForbiddenError:
+            if self.on_forbidden is not None:
+                try:
+                    await self.on_forbidden(item.op)
+                except Exception as exc:  # the notice is best effort; the queue goes on
+                    self.log.warning("forbidden_notice_failed", chat=chat_id, error=repr(exc)[:200])
+        except (TelegramNetworkError, TelegramServerError) as e:
+            item.attempts += 1
+            if item.attempts < MAX_TRANSIENT:
+                item.busy = False
+                await asyncio.sleep(min(0.2 * 2 ** item.attempts, 5.0))
+                return False
+            self.log.error("gave_up", chat=chat_id, error=repr(e)[:200])
+        except TelegramBadRequest as e:
+            self.log.error("bad_request", chat=chat_id, error=e.message[:200])
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # anything else: logged, and the queue goes on
+            self.log.error("send_failed", chat=chat_id, error=repr(e)[:200])
+        return True
+
+    async def _sleep_until(self, t: float) -> None:
+        delay = t - self.clock()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+    async def _wait_turn(self, chat_id: str, chat: _Chat, count: bool = True) -> None:
+        """Wait until a call to this chat keeps every limit, then count it (unless ``count`` is False:
+        the queue waits for its turn before it fixes what it sends, so that edits merge meanwhile)."""
+        lim = self.limits
+        while True:
+            now = self.clock()
+            waits = [chat.last + lim.chat_interval_s - now]
+            if is_group(chat_id):
+                while chat.window and chat.window[0] <= now - lim.window_s:
+                    chat.window.popleft()
+                if len(chat.window) >= lim.group_per_window:
+                    waits.append(chat.window[0] + lim.window_s - now)
+            while self.recent and self.recent[0] <= now - 1.0:
+                self.recent.popleft()
+            if len(self.recent) >= lim.global_per_s:
+                waits.append(self.recent[0] + 1.0 - now)
+            wait = max(waits)
+            if wait <= 0:
+                break
+            await asyncio.sleep(wait)
+        if not count:
+            return
+        now = self.clock()
+        chat.last = now
+        if is_group(chat_id):
+            chat.window.append(now)
+        self.recent.append(now)
+        self.calls += 1
+
+    async def _perform(self, chat_id: str, chat: _Chat, item: _Item) -> None:
+        op = item.op
+        if isinstance(op, Post):
+            if not await self.state.mark_once(PLATFORM, f"post:{op.key}", POST_TTL_S):
+                self.skipped += 1
+                return
+            try:
+                await self._send(chat_id, chat, op.content)
+            except BaseException:
+                await self.state.unmark(PLATFORM, f"post:{op.key}")
+                raise
+            return
+        ref = await self.state.get_message_ref(PLATFORM, chat_id, op.table, op.slot)
+        content = op.content
+        if ref is not None and ref.rank > op.rank:
+            self.skipped += 1  # a newer content is wanted: whoever wanted it sends it
+            return
+        digest = content.digest()
+        mid = ref.message_id if ref is not None and not op.fresh else None
+        if mid is not None and ref is not None and ref.sent == digest:
+            self.skipped += 1
+            return
+        if mid is not None:
+            try:
+                await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
+                    chat_id=int(chat_id), message_id=mid, text=content.text, reply_markup=content.markup()))
+            except TelegramBadRequest as e:
+                text = e.message.lower()
+                if "not modified" in text:
+                    pass
+                elif "not found" in text or "can't be edited" in text:
+                    mid = await self._send(chat_id, chat, content)
+                else:
+                    raise
+        else:
+            mid = await self._send(chat_id, chat, content)
+        await self.state.set_message_ref(PLATFORM, chat_id, op.table, op.slot, message_id=mid, sent=digest)
+
+    async def _send(self, chat_id: str, chat: _Chat, content: Content) -> int:
+        sent: Any = await self._call(chat_id, chat, lambda: self.bot.send_message(
+            chat_id=int(chat_id), text=content.text, reply_markup=content.markup()))
+        return int(sent.message_id)
+
+    async def _call(self, chat_id: str, chat: _Chat, call: Callable[[], Awaitable[Any]]) -> Any:
+        """Make one Bot API call when the limits allow it.  The call is counted at the time it
+        *returned*: Telegram counts it when it arrived, which is between the two, so the windows
+        kept here are never shorter than the ones Telegram sees."""
+        try:
+            await self._wait_turn(chat_id, chat)
+            return await call()
+        finally:
+            now = self.clock()
+            chat.last = max(chat.last, now)
+            if is_group(chat_id) and chat.window:
+                chat.window[-1] = now
+            if self.recent:
+                self.recent[-1] = now

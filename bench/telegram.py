@@ -1,0 +1,128 @@
+"""Bot API calls of the Telegram adapter, measured against the fake Bot API server of the tests.
+
+usage: bench/telegram.py [--scale 0.25] [--think 2.0] [--games 2] [--seed 1]
+
+A group match of four (three people and one AI player, Cinquillo) is played through the whole
+pipeline: the service's worker in-process on fakeredis, the bot (aiogram, sender, delivery) talking to
+the fake server on loopback, and simulated people who press the buttons they were sent after
+``--think`` seconds.  Telegram's limits (1 call/s per chat, 20/min per group, 30/s overall) and the
+people's thinking time are all multiplied by ``--scale``, so that a "minute" lasts ``60 * scale``
+seconds; the worker's own speed is not scaled (at small scales the AI players look slow).
+
+Printed, per match and overall:
+
+- Bot API calls per move (every call from the Start press to the summary, callback answers included,
+  divided by the moves played, AI moves included), and the same without the callback answers;
+- the most calls to the group in any (scaled) minute, which must stay under 20.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import fakeredis
+
+from adapters.telegram.config import Limits
+from service import logs
+from service.events import MovePlayed
+from service.identities import Room
+from service.tables.repository import history
+from tests.adapters.telegram.support import GROUP_ID, World, person
+
+PEOPLE = [person(101, "Ana", "es"), person(102, "Bea", "en"), person(103, "Cal", "es")]
+
+
+async def _wait(cond, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the match stalled")
+        await asyncio.sleep(0.005)
+
+
+async def one_match(scale: float, think: float, rng: random.Random, webhook: bool) -> dict[str, float]:
+    """Play one group match and return its figures."""
+    limits = Limits().scaled(scale)
+    redis = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    async with World(redis, limits=limits, webhook=webhook) as w:
+        for p in PEOPLE:
+            await w.say(p, "/start")
+        await w.say(PEOPLE[0], "/new cinquillo", chat=GROUP_ID)
+        await w.quiet()
+        lobby, join = w.button(GROUP_ID, "lb:join")
+        for p in PEOPLE[1:]:
+            await w.press(p, lobby, join)
+        await w.press(PEOPLE[0], lobby, w.button(GROUP_ID, "lb:bots")[1])
+        await w.quiet()
+        first = len(w.fake.calls)
+        t0 = time.monotonic()
+        await w.press(PEOPLE[0], lobby, w.button(GROUP_ID, "lb:start")[1])
+
+        def over() -> bool:
+            return any(m.text.startswith("🏁") for m in w.fake.chat_messages(GROUP_ID))
+
+        last_seq = 0
+        while not over():
+            ready = [(p, f) for p in PEOPLE
+                     if (f := w.move_buttons(p.id)) is not None and f[0].seq > last_seq]
+            if not ready:
+                await asyncio.sleep(0.005)
+                continue
+            p, (shown, moves) = max(ready, key=lambda pf: pf[1][0].seq)
+            await asyncio.sleep(think * scale)
+            last_seq = shown.seq
+            await w.press(p, shown, rng.choice(moves)["callback_data"])
+        await w.quiet()
+        elapsed = time.monotonic() - t0
+        calls = w.fake.calls[first:]
+        table = await w.tg.gateway.table_of(Room(platform="telegram", chat=str(GROUP_ID), kind="group"))
+        moves = sum(isinstance(s.event, MovePlayed) for s in await history(w.workers[0].store, table))
+        group = [c.at for c in calls if c.chat == GROUP_ID and c.method in ("sendMessage", "editMessageText")]
+        window = 60.0 * scale
+        peak = max((sum(1 for t in group if s <= t < s + window) for s in group), default=0)
+        answers = sum(c.method == "answerCallbackQuery" for c in calls)
+        answers += sum(c.method == "answerCallbackQuery" for c in w.fake.webhook_replies)
+    return {"moves": moves, "calls": len(calls), "answers": answers, "group_calls": len(group),
+            "peak": peak, "seconds": elapsed}
+
+
+async def main(argv: list[str] | None = None) -> int:
+    """Run the matches and print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=float, default=0.25, help="time scale of the limits and thinking")
+    ap.add_argument("--think", type=float, default=2.0, help="seconds a person takes per move (unscaled)")
+    ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    logs.configure("ERROR")
+    peak = 0
+    for mode in ("webhook", "polling"):
+        rng = random.Random(args.seed)
+        rows = []
+        for i in range(args.games):
+            r = await one_match(args.scale, args.think, rng, webhook=mode == "webhook")
+            rows.append(r)
+            print(f"{mode} match {i + 1}: {r['moves']} moves, {r['calls']} calls, {r['answers']} presses "
+                  f"answered; {r['calls'] / r['moves']:.2f} calls/move; group: {r['group_calls']} calls, "
+                  f"at most {r['peak']} in a minute; {r['seconds']:.1f} s")
+        moves = sum(r["moves"] for r in rows)
+        calls = sum(r["calls"] for r in rows)
+        peak = max(peak, *(r["peak"] for r in rows))
+        how = ("answers in the webhook response" if mode == "webhook"
+               else "each answer is an answerCallbackQuery call")
+        print(f"Bot API calls per move, {mode} ({how}): {calls / moves:.2f}; goal < 1.5")
+    print(f"Most calls to one group in any minute: {peak}; must stay under 20")
+    print(f"(limits and thinking time scaled by {args.scale}: a minute is {60 * args.scale:.0f} s; "
+          f"people think {args.think} s per move)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,220 @@
+"""A fake Telegram Bot API server on loopback (aiohttp), for the tests and ``bench/telegram.py``.
+
+aiogram talks to it as to the real one (``TelegramAPIServer.from_base(url)``).  It keeps the chats'
+messages (text and inline keyboard, edited in place), records every call with its time, answers 403
+to a private chat whose user never started the bot, "message is not modified" to an identical edit,
+and 429 with ``parameters.retry_after`` when told to (:meth:`FakeTelegram.flood`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_ID = 4242
+BOT_USERNAME = "cinq_test_bot"
+
+
+@dataclass
+class Call:
+    """One Bot API call as received."""
+
+    method: str
+    params: dict[str, Any]
+    at: float
+    ok: bool = True
+
+    @property
+    def chat(self) -> int | None:
+        """The chat the call is about, if any."""
+        c = self.params.get("chat_id")
+        return int(c) if c is not None else None
+
+
+@dataclass
+class Shown:
+    """A message as the chat shows it now."""
+
+    chat: int
+    id: int
+    text: str
+    markup: dict[str, Any] | None
+    edits: int = 0
+    seq: int = 0
+
+    def buttons(self) -> list[dict[str, Any]]:
+        """Every inline button, in order."""
+        return [b for row in (self.markup or {}).get("inline_keyboard", []) for b in row]
+
+
+@dataclass
+class FakeTelegram:
+    """The server's state; :meth:`start` serves it on a free loopback port."""
+
+    calls: list[Call] = field(default_factory=list)
+    messages: dict[tuple[int, int], Shown] = field(default_factory=dict)
+    started: set[int] = field(default_factory=set)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    floods: list[tuple[str, int]] = field(default_factory=list)
+    webhook_replies: list[Call] = field(default_factory=list)
+    admins: set[tuple[int, int]] = field(default_factory=set)
+    _ids: dict[int, int] = field(default_factory=dict)
+    _seq: int = 0
+    runner: web.AppRunner | None = None
+    url: str = ""
+
+    # -- control --------------------------------------------------------------------------------
+
+    async def start(self) -> str:
+        """Serve on 127.0.0.1 and return the base URL for ``TelegramAPIServer.from_base``."""
+        app = web.Application()
+        app.router.add_post("/bot{token}/{method}", self._handle)
+        self.runner = web.AppRunner(app)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}"
+        return self.url
+
+    async def stop(self) -> None:
+        """Stop serving."""
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    def webhook_reply(self, method: str, params: dict[str, Any]) -> None:
+        """A method the bot returned in its answer to a webhook request: done, but not an API call."""
+        self.webhook_replies.append(Call(method, params, time.monotonic()))
+        if method == "answerCallbackQuery":
+            self.answers[params["callback_query_id"]] = params
+
+    def flood(self, method: str, retry_after: int = 1) -> None:
+        """Answer the next call of ``method`` with 429 and ``retry_after``."""
+        self.floods.append((method, retry_after))
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def chat_messages(self, chat: int) -> list[Shown]:
+        """The messages of a chat, oldest first."""
+        return sorted((m for (c, _), m in self.messages.items() if c == chat), key=lambda m: m.id)
+
+    def calls_to(self, chat: int,
+                 methods: tuple[str, ...] = ("sendMessage", "editMessageText")) -> list[Call]:
+        """The calls that sent or edited a message in ``chat``."""
+        return [c for c in self.calls if c.method in methods and c.chat == chat]
+
+    # -- the API --------------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        form = await request.post()
+        params: dict[str, Any] = {}
+        for k, v in form.items():
+            text = str(v)
+            try:
+                params[k] = json.loads(text) if k in ("reply_markup", "allowed_updates") else text
+            except ValueError:
+                params[k] = text
+        call = Call(method, params, time.monotonic())
+        self.calls.append(call)
+        for i, (m, after) in enumerate(self.floods):
+            if m == method:
+                del self.floods[i]
+                call.ok = False
+                return web.json_response({"ok": False, "error_code": 429,
+                                          "description": f"Too Many Requests: retry after {after}",
+                                          "parameters": {"retry_after": after}}, status=429)
+        handler = getattr(self, f"_m_{method}", None)
+        if handler is None:
+            call.ok = False
+            return _error(404, f"Not Found: method {method}")
+        status, result = handler(params)
+        if status != 200:
+            call.ok = False
+            return _error(status, result)
+        return web.json_response({"ok": True, "result": result})
+
+    def _chat(self, chat: int) -> dict[str, Any]:
+        if chat < 0:
+            return {"id": chat, "type": "supergroup", "title": f"group {chat}"}
+        return {"id": chat, "type": "private", "first_name": f"user {chat}"}
+
+    def _message(self, m: Shown) -> dict[str, Any]:
+        out = {"message_id": m.id, "date": int(time.time()), "chat": self._chat(m.chat), "text": m.text,
+               "from": {"id": BOT_ID, "is_bot": True, "first_name": "Cinq", "username": BOT_USERNAME}}
+        if m.markup:
+            out["reply_markup"] = m.markup
+        return out
+
+    def _m_getMe(self, p: dict[str, Any]) -> tuple[int, Any]:
+        return 200, {"id": BOT_ID, "is_bot": True, "first_name": "Cinq", "username": BOT_USERNAME}
+
+    def _m_sendMessage(self, p: dict[str, Any]) -> tuple[int, Any]:
+        chat = int(p["chat_id"])
+        if not p.get("text"):
+            return 400, "Bad Request: message text is empty"
+        if chat > 0 and chat not in self.started:
+            return 403, "Forbidden: bot can't initiate conversation with a user"
+        self._ids[chat] = self._ids.get(chat, 0) + 1
+        self._seq += 1
+        m = Shown(chat, self._ids[chat], p["text"], p.get("reply_markup") or None, seq=self._seq)
+        self.messages[(chat, m.id)] = m
+        return 200, self._message(m)
+
+    def _m_editMessageText(self, p: dict[str, Any]) -> tuple[int, Any]:
+        key = (int(p["chat_id"]), int(p["message_id"]))
+        m = self.messages.get(key)
+        if m is None:
+            return 400, "Bad Request: message to edit not found"
+        markup = p.get("reply_markup") or None
+        if m.text == p["text"] and m.markup == markup:
+            return 400, "Bad Request: message is not modified"
+        self._seq += 1
+        m.text, m.markup, m.edits, m.seq = p["text"], markup, m.edits + 1, self._seq
+        return 200, self._message(m)
+
+    def _m_editMessageReplyMarkup(self, p: dict[str, Any]) -> tuple[int, Any]:
+        key = (int(p["chat_id"]), int(p["message_id"]))
+        m = self.messages.get(key)
+        if m is None:
+            return 400, "Bad Request: message to edit not found"
+        self._seq += 1
+        m.markup, m.edits, m.seq = p.get("reply_markup") or None, m.edits + 1, self._seq
+        return 200, self._message(m)
+
+    def _m_deleteMessage(self, p: dict[str, Any]) -> tuple[int, Any]:
+        self.messages.pop((int(p["chat_id"]), int(p["message_id"])), None)
+        return 200, True
+
+    def _m_answerCallbackQuery(self, p: dict[str, Any]) -> tuple[int, Any]:
+        self.answers[p["callback_query_id"]] = p
+        return 200, True
+
+    def _m_getChatMember(self, p: dict[str, Any]) -> tuple[int, Any]:
+        chat, user = int(p["chat_id"]), int(p["user_id"])
+        status = "administrator" if (chat, user) in self.admins else "member"
+        member: dict[str, Any] = {"status": status, "user": {"id": user, "is_bot": False, "first_name": "u"}}
+        if status == "administrator":
+            member.update(can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                          can_delete_messages=True,
+                          can_manage_video_chats=True, can_restrict_members=True, can_promote_members=False,
+                          can_change_info=True, can_invite_users=True, can_post_stories=False,
+                          can_edit_stories=False, can_delete_stories=False)
+        return 200, member
+
+    def _m_setWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:
+        return 200, True
+
+    def _m_deleteWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:
+        return 200, True
+
+    def _m_getUpdates(self, p: dict[str, Any]) -> tuple[int, Any]:
+        return 200, []
+
+
+def _error(status: int, description: str) -> web.Response:
+    return web.json_response({"ok": False, "error_code": status, "description": description}, status=status)

@@ -1,0 +1,241 @@
+"""A world for the bot's tests: the fake Bot API server, the service's workers in-process, the bot,
+and simulated Telegram users who send messages and press the buttons they were sent."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from aiogram import Bot
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.methods import TelegramMethod
+from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
+
+from adapters.telegram.app import TelegramBot, build
+from adapters.telegram.callbacks import TOKEN_RE
+from adapters.telegram.config import Limits, TelegramSettings
+from service.delivery import DeliveryOptions
+from service.settings import Settings
+from service.worker import Worker
+from tests.adapters.telegram.fake_api import FakeTelegram, Shown
+
+TOKEN = "4242:TEST"
+WEBHOOK_SECRET = "s3cret-token"
+GROUP_ID = -1001
+FAST = Limits(chat_interval_s=0.0, group_per_window=20, window_s=0.2, global_per_s=10_000, coalesce_s=0.02,
+              group_coalesce_s=0.05)
+DELIVERY = DeliveryOptions(block_ms=20, lease_ms=1500, partitions=2, backoff_base_s=0.05, backoff_cap_s=0.5,
+                           max_attempts=20)
+_updates = itertools.count(1)
+_callbacks = itertools.count(1)
+
+
+def settings(**kw: Any) -> Settings:
+    """Service settings for the tests: few buckets, no turn timer, fast workers."""
+    base: dict[str, Any] = dict(buckets=8, command_shards=2, turn_seconds=0, token_secrets=["tg-test"],
+                                snapshot_every=10, claim_idle_ms=200, block_ms=20, timer_interval=0.2)
+    base.update(kw)
+    return Settings(redis_url=None, **base)
+
+
+def person(uid: int, name: str, lang: str = "en") -> User:
+    """A Telegram user."""
+    return User(id=uid, is_bot=False, first_name=name, language_code=lang)
+
+
+class World:
+    """Everything a bot test needs, on one Redis."""
+
+    def __init__(self, redis: Any, *, limits: Limits = FAST, service: Settings | None = None,
+                 workers: int = 1, webhook: bool = False) -> None:
+        self.redis = redis
+        self.webhook = webhook
+        self.fake = FakeTelegram()
+        self.settings = service or settings()
+        self.limits = limits
+        self.worker_count = workers
+        self.workers: list[Worker] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.tg: TelegramBot | None = None
+        self.delivery: asyncio.Task[None] | None = None
+        self.generation = 0
+
+    async def __aenter__(self) -> World:
+        await self.fake.start()
+        for i in range(self.worker_count):
+            w = Worker(self.redis, self.settings, name=f"w{i}")
+            self.workers.append(w)
+            self.tasks.append(asyncio.create_task(w.run()))
+        await self.start_bot()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.stop_bot()
+        for w in self.workers:
+            w.stop.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.fake.stop()
+
+    # -- the bot process --------------------------------------------------------------------------
+
+    async def start_bot(self) -> TelegramBot:
+        """A new bot process: new Bot, Dispatcher, sender and delivery, on the same Redis."""
+        self.generation += 1
+        bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(self.fake.url)))
+        tg = TelegramSettings(token=TOKEN, consumer="tg-test", webhook_secret=WEBHOOK_SECRET)
+        self.tg = await build(self.redis, self.settings, tg, bot=bot, limits=self.limits,
+                              delivery_options=DELIVERY)
+        self.delivery = asyncio.create_task(self.tg.deliver())
+        return self.tg
+
+    async def stop_bot(self) -> None:
+        """Stop the bot process abruptly (queued edits are not sent: Redis remembers them)."""
+        if self.tg is None:
+            return
+        await self.tg.close(self.delivery)
+        await self.tg.bot.session.close()
+        self.tg = None
+
+    async def restart_bot(self) -> None:
+        """Stop the bot and start a new one, as a deployment would."""
+        await self.stop_bot()
+        await self.start_bot()
+
+    # -- users' actions ---------------------------------------------------------------------------
+
+    async def say(self, user: User, text: str, chat: int | None = None) -> None:
+        """``user`` sends ``text`` in ``chat`` (default: their private chat with the bot)."""
+        assert self.tg is not None
+        chat_id = user.id if chat is None else chat
+        if chat_id > 0:
+            self.fake.started.add(user.id)  # writing to the bot lets it write back
+        kind = "private" if chat_id > 0 else "supergroup"
+        msg = Message(message_id=next(_updates), date=datetime.now(UTC),
+                      chat=Chat(id=chat_id, type=kind), from_user=user, text=text)
+        await self._feed(Update(update_id=next(_updates), message=msg))
+
+    async def press(self, user: User, shown: Shown, data: str) -> dict[str, Any]:
+        """``user`` presses the button ``data`` of a message; returns how the press was answered."""
+        assert self.tg is not None
+        cq_id = f"cq{next(_callbacks)}"
+        kind = "private" if shown.chat > 0 else "supergroup"
+        markup = InlineKeyboardMarkup.model_validate(shown.markup) if shown.markup else None
+        msg = Message(message_id=shown.id, date=datetime.now(UTC), chat=Chat(id=shown.chat, type=kind),
+                      text=shown.text, reply_markup=markup)
+        cq = CallbackQuery(id=cq_id, from_user=user, chat_instance="ci", data=data, message=msg)
+        await self._feed(Update(update_id=next(_updates), callback_query=cq))
+        return self.fake.answers.get(cq_id, {})
+
+    async def _feed(self, update: Update) -> None:
+        """Hand an update to the dispatcher; what a handler returns is sent as Telegram would get it:
+        in the webhook's HTTP response (no API call) or, when polling, as a call."""
+        assert self.tg is not None
+        result = await self.tg.dispatcher.feed_update(self.tg.bot, update)
+        if isinstance(result, TelegramMethod):
+            if self.webhook:
+                self.fake.webhook_reply(result.__api_method__, result.model_dump(exclude_none=True))
+            else:
+                await self.tg.bot(result)
+
+    # -- waiting ----------------------------------------------------------------------------------
+
+    async def quiet(self, timeout: float = 20.0, still: float = 0.12) -> None:
+        """Wait until nothing moves: no command in flight, every queue empty, no new call for ``still``."""
+        deadline = time.monotonic() + timeout
+        last: tuple[Any, ...] = ()
+        since = time.monotonic()
+        while time.monotonic() < deadline:
+            fp = (len(self.fake.calls), await self._stream_lengths(), await self._undelivered(),
+                  self.tg.delivery._inflight if self.tg else 0,
+                  sum(len(c.queue) for c in self.tg.sender.chats.values()) if self.tg else 0)
+            if fp != last:
+                last, since = fp, time.monotonic()
+            elif time.monotonic() - since >= still and fp[2] == 0 and fp[3] == 0 and fp[4] == 0:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("the world never settled")
+
+    async def _undelivered(self) -> int:
+        """Outbox entries the bot's delivery has not read yet or not acknowledged."""
+        keys = self.workers[0].keys
+        n = 0
+        for b in range(keys.buckets):
+            stream = keys.outbox(b)
+            info = await self.redis.xinfo_stream(stream)
+            last = info["last-generated-id"]
+            for g in await self.redis.xinfo_groups(stream):
+                if g["name"] in (b"deliver:telegram", "deliver:telegram"):
+                    n += int(g["pending"]) + (g["last-delivered-id"] != last)
+        return n
+
+    async def _stream_lengths(self) -> int:
+        keys = self.workers[0].keys
+        pipe = self.redis.pipeline(transaction=False)
+        for k in keys.all_commands():
+            pipe.xlen(k)
+        for b in range(keys.buckets):
+            pipe.xlen(keys.outbox(b))
+        return sum(await pipe.execute())
+
+    # -- what users see ---------------------------------------------------------------------------
+
+    def move_buttons(self, chat: int) -> tuple[Shown, list[dict[str, Any]]] | None:
+        """The latest message of a chat that has move buttons (action tokens), and those buttons."""
+        for m in sorted(self.fake.chat_messages(chat), key=lambda m: -m.seq):
+            moves = [b for b in m.buttons() if TOKEN_RE.match(b.get("callback_data") or "")]
+            if moves:
+                return m, moves
+        return None
+
+    def button(self, chat: int, text_key: str) -> tuple[Shown, str]:
+        """The latest message of ``chat`` with a button whose callback data starts with ``text_key``."""
+        for m in sorted(self.fake.chat_messages(chat), key=lambda m: -m.seq):
+            for b in m.buttons():
+                if (b.get("callback_data") or "").startswith(text_key):
+                    return m, b["callback_data"]
+        raise AssertionError(f"no button {text_key!r} in chat {chat}")
+
+
+async def play_out(world: World, players: list[User], rng: random.Random, max_presses: int = 3000,
+                   over: Any = None) -> int:
+    """Players press one of their move buttons (the latest message with some) until ``over()``.
+
+    The player to move is the one whose buttons came last (the service sends a hand with buttons
+    only to the seat to move).  Returns how many presses it took.
+    """
+    presses = 0
+    while presses < max_presses:
+        if over is not None and over():
+            return presses
+        candidates = [(p, world.move_buttons(p.id)) for p in players]
+        ready = [(p, found) for p, found in candidates if found is not None]
+        if not ready:
+            await world.quiet()
+            if over is not None and over():
+                return presses
+            ready = [(p, f) for p in players if (f := world.move_buttons(p.id)) is not None]
+            if not ready:
+                raise AssertionError("nobody has a move button and the match is not over")
+        # The player whose hand changed last is the one to move.
+        p, (shown, moves) = max(ready, key=lambda pf: pf[1][0].seq)
+        await world.press(p, shown, rng.choice(moves)["callback_data"])
+        presses += 1
+        await world.quiet()
+    raise AssertionError("the match did not end")
+
+
+def final_hands(stored: list[Any]) -> list[list[str]]:
+    """Every seat's hand at the end of a table, from its events."""
+    import engine
+    from service.tables.state import evolve
+
+    t = None
+    for s in stored:
+        t = evolve(t, s.event, table_id="x", at=s.at)
+    assert t is not None and t.engine is not None
+    return [list(engine.view(t.engine, seat).get("hand") or []) for seat in range(len(t.seats))]

@@ -1,0 +1,123 @@
+"""The outgoing queue: edits merged, identical edits never sent, flood limits kept, 429 waited out,
+and slots whose content never went out sent again by the next process."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+
+import pytest
+from aiogram import Bot
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+
+from adapters.telegram.config import Limits
+from adapters.telegram.consumer import OutboxHandler
+from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show
+from adapters.telegram.sender import Sender
+from service.platform_state import PlatformState
+from tests.adapters.telegram.fake_api import FakeTelegram
+from tests.adapters.telegram.support import TOKEN
+
+USER, GROUP = 7, -700
+QUICK = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000, coalesce_s=0.05)
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[tuple[FakeTelegram, Bot]]:
+    fake = FakeTelegram()
+    await fake.start()
+    fake.started.add(USER)
+    bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(fake.url)))
+    yield fake, bot
+    await bot.session.close()
+    await fake.stop()
+
+
+def show(version: int, text: str, chat: int = USER) -> Show:
+    return Show(str(chat), "tab", MAIN, (version, 0), Content(text))
+
+
+async def _want(state: PlatformState, op: Show) -> None:
+    assert await state.want_content(PLATFORM, op.chat, op.table, op.slot, op.rank, op.content.to_json())
+
+
+async def test_edits_of_one_message_merge_and_identical_edits_are_not_sent(api, fake_redis):
+    fake, bot = api
+    state = PlatformState(fake_redis)
+    sender = Sender(bot, state, QUICK)
+    futures = [sender.submit(show(v, f"v{v}")) for v in range(1, 6)]
+    await asyncio.gather(*futures)
+    assert [(c.method, c.params["text"]) for c in fake.calls] == [("sendMessage", "v5")]
+    await sender.deliver(show(6, "v6"))
+    await sender.deliver(show(7, "v6"))  # a newer version that looks the same: no call
+    assert [c.method for c in fake.calls] == ["sendMessage", "editMessageText"]
+    [m] = fake.chat_messages(USER)
+    assert m.text == "v6" and m.edits == 1
+    assert sender.skipped == 1
+
+
+async def test_a_429_is_waited_out_and_the_latest_content_goes(api, fake_redis):
+    fake, bot = api
+    sender = Sender(bot, PlatformState(fake_redis), QUICK)
+    await sender.deliver(show(1, "one"))
+    fake.flood("editMessageText", retry_after=1)
+    first = sender.submit(show(2, "two"))
+    await asyncio.sleep(0.3)
+    later = sender.submit(show(3, "three"))  # arrives while the chat waits: merged, not queued
+    await asyncio.gather(first, later)
+    edits = [c for c in fake.calls if c.method == "editMessageText"]
+    assert [c.ok for c in edits] == [False, True]
+    assert edits[1].at - edits[0].at >= 1.0
+    assert fake.chat_messages(USER)[0].text in ("two", "three")
+    await sender.deliver(show(4, "three"))
+    assert fake.chat_messages(USER)[0].text == "three"
+
+
+async def test_a_group_gets_at_most_its_share_per_window_and_a_chat_one_call_per_interval(api, fake_redis):
+    fake, bot = api
+    limits = Limits(chat_interval_s=0.05, group_per_window=5, window_s=0.6, global_per_s=1000, coalesce_s=0)
+    sender = Sender(bot, PlatformState(fake_redis), limits)
+    await asyncio.gather(*[sender.submit(Post(str(GROUP), Content(f"g{i}"), f"g{i}")) for i in range(12)],
+                         *[sender.submit(Post(str(USER), Content(f"u{i}"), f"u{i}")) for i in range(4)])
+    group = [c.at for c in fake.calls_to(GROUP)]
+    assert len(group) == 12
+    assert max(sum(1 for t in group if s <= t < s + 0.6) for s in group) <= 5
+    private = [c.at for c in fake.calls_to(USER)]
+    assert all(b - a >= 0.05 - 1e-3 for a, b in itertools.pairwise(private))
+    assert [m.text for m in fake.chat_messages(GROUP)] == [f"g{i}" for i in range(12)]
+
+
+async def test_a_post_is_sent_once_even_when_delivered_twice(api, fake_redis):
+    fake, bot = api
+    sender = Sender(bot, PlatformState(fake_redis), QUICK)
+    await sender.deliver(Post(str(USER), Content("hello"), "m1:0"))
+    await sender.deliver(Post(str(USER), Content("hello"), "m1:0"))
+    assert len(fake.calls_to(USER)) == 1
+
+
+async def test_content_queued_when_the_process_stopped_is_sent_by_the_next_one(api, fake_redis):
+    fake, bot = api
+    state = PlatformState(fake_redis)
+    slow = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000, coalesce_s=5)
+    sender = Sender(bot, state, slow)
+    op = show(3, "queued")
+    await _want(state, op)
+    sender.submit(op)
+    await sender.close()  # the process stops before the edit went out
+    assert fake.calls_to(USER) == []
+    fresh = Sender(bot, state, QUICK)
+    handler = OutboxHandler(state, fresh, bot_username="b")
+    assert await handler.recover() == 1
+    await fresh.idle()
+    assert [m.text for m in fake.chat_messages(USER)] == ["queued"]
+    assert await handler.recover() == 0  # sent: no longer dirty
+
+
+async def test_an_older_content_never_replaces_a_newer_one(fake_redis):
+    state = PlatformState(fake_redis)
+    await _want(state, show(5, "new"))
+    assert not await state.want_content(PLATFORM, str(USER), "tab", MAIN, (4, 9), {"text": "old"})
+    ref = await state.get_message_ref(PLATFORM, str(USER), "tab", MAIN)
+    assert ref is not None and ref.want == {"text": "new", "rows": []}
