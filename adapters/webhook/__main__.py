@@ -1,0 +1,10 @@
+"""``python -m adapters.webhook [dead-letters ...]``."""
+
+import sys
+
+from adapters.webhook.cli import run
+from service import logs
+from service.settings import Settings
+
+logs.configure(Settings().log_level)
+sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,245 @@
+"""The adapter's HTTP server (aiohttp): inbound events, the OpenAPI document, health and metrics.
+
+``POST /v1/platforms/{platform}/events`` checks, in this order, and refuses with an RFC 9457
+``application/problem+json`` at the first failure (nothing is acted on, nothing is written):
+
+1. the platform is registered (404),
+2. the body is within the limit (413; read no further than the limit),
+3. the Standard Webhooks signature and timestamp (401),
+4. the body is JSON (415) of a known event with no unknown field (400),
+5. a ``webhook-id`` seen before is answered as the first time (202 and the same body; 409 if the body
+   differs) without acting again,
+6. the sender's rate (429, with ``Retry-After``),
+
+then hands the event to :meth:`service.gateway.Gateway.submit` and answers 202.  What the service
+answers arrives later, as callbacks (see :mod:`adapters.webhook.sender`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from prometheus_client import CollectorRegistry, Counter, generate_latest
+from pydantic import ValidationError
+from redis.exceptions import RedisError
+
+from adapters.webhook import signing
+from adapters.webhook.config import WebhookSettings
+from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
+from service import logs
+from service.delivery import DeliveryMetrics
+from service.gateway import Gateway
+from service.identities import Player, Room
+from service.inbound import Admission, Answer
+
+OPENAPI_PATH = Path(__file__).with_name("openapi.json")
+PROBLEM = "application/problem+json"
+EVENTS_ROUTE = "/v1/platforms/{platform}/events"
+_Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class WebhookMetrics:
+    """Inbound requests by outcome, and the delivery metrics, in one registry."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        self.inbound = Counter("cinq_webhook_requests", "Inbound webhook requests, by platform and status",
+                               ["platform", "status"], registry=self.registry)
+        self.delivery = DeliveryMetrics(self.registry)
+
+    def exposition(self) -> bytes:
+        """The metrics in Prometheus' text format."""
+        return generate_latest(self.registry)
+
+
+class Refusal(Exception):
+    """A request refused with a problem document."""
+
+    def __init__(self, status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None,
+                 **extra: Any) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.title, self.detail = status, code, title, detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None,
+            **extra: Any) -> web.Response:
+    """An ``application/problem+json`` response."""
+    body = {"type": f"urn:cinq:problem:{code}", "title": title, "status": status, "detail": detail, **extra}
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type=PROBLEM,
+                        headers=headers)
+
+
+def command_id(platform: str, webhook_id: str) -> str:
+    """The service command id of a request: the same for a redelivery, so the gateway sees a duplicate."""
+    return "wh-" + hashlib.sha256(f"{platform}\n{webhook_id}".encode()).hexdigest()[:24]
+
+
+async def _read_limited(request: web.Request, limit: int) -> bytes:
+    """The body, refusing (413) as soon as it is longer than ``limit`` (never read past it)."""
+    too_big = Refusal(413, "too_large", "Body too large", f"the body must be at most {limit} bytes")
+    if request.content_length is not None and request.content_length > limit:
+        raise too_big
+    chunks, size = [], 0
+    while True:
+        chunk = await request.content.read(limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise too_big
+    return b"".join(chunks)
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type == "application/json" or (content_type.startswith("application/")
+                                                  and content_type.endswith("+json"))
+
+
+def _validation_detail(e: ValidationError) -> tuple[str, list[dict[str, str]]]:
+    errors = []
+    for err in e.errors(include_url=False, include_input=False):
+        # The first step of a location is the event type (the union's tag): the field is the rest.
+        loc = err["loc"][1:] if err["loc"][:1] in (("message",), ("action",)) else err["loc"]
+        errors.append({"field": ".".join(str(p) for p in loc) or "(body)", "problem": err["msg"]})
+    first = errors[0]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{first['field']}: {first['problem']}{more}", errors
+
+
+def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMetrics | None = None,
+             clock: Callable[[], float] = time.time) -> web.Application:
+    """The adapter's aiohttp application over a gateway (whose Redis also keeps answers and rates)."""
+    redis = gateway.redis
+    metrics = metrics or WebhookMetrics()
+    admission = Admission(redis, gateway.keys, settings.rate, settings.burst)
+    openapi = OPENAPI_PATH.read_bytes()
+    log = logs.get("webhook")
+
+    async def events(request: web.Request) -> web.Response:
+        name = request.match_info["platform"]
+        try:
+            status, body, hdrs = await _handle(request, name)
+            resp = web.json_response(body, status=status, headers=hdrs)
+        except Refusal as r:
+            status = r.status
+            resp = problem(r.status, r.code, r.title, r.detail, r.headers, **r.extra)
+            log.info("refused", platform=name, status=r.status, code=r.code)
+        except (RedisError, OSError) as e:
+            # Nothing was acted on (or the answer was forgotten): the platform's retry will act.
+            status = 503
+            resp = problem(503, "unavailable", "Service unavailable",
+                           "the service could not take the event now; retry later", {"Retry-After": "1"})
+            log.warning("unavailable", platform=name, error=repr(e)[:200])
+        known = settings.platform(name) is not None
+        metrics.inbound.labels(name if known else "(unknown)", str(status)).inc()
+        return resp
+
+    async def _handle(request: web.Request, name: str) -> tuple[int, dict[str, Any], dict[str, str]]:
+        platform = settings.platform(name)
+        if platform is None:
+            raise Refusal(404, "unknown_platform", "Unknown platform",
+                          f"no platform called {name!r} is registered")
+        body = await _read_limited(request, settings.max_body_bytes)
+        now = clock()
+        try:
+            wid = signing.verify(platform.secrets, request.headers, body, now, settings.tolerance_s)
+        except signing.SignatureError as e:
+            title = "Timestamp outside the tolerance" if e.code == "timestamp" else "Bad or missing signature"
+            raise Refusal(401, f"signature_{e.code}", title, e.detail,
+                          {"WWW-Authenticate": 'StandardWebhooks realm="cinq"'}) from None
+        if len(wid) > 256:
+            raise Refusal(400, "malformed", "Malformed request", "webhook-id must be at most 256 characters")
+        if not _is_json(request.content_type):
+            raise Refusal(415, "not_json", "Unsupported media type",
+                          f"the body must be application/json, not {request.content_type or 'nothing'}")
+        try:
+            event = inbound.validate_json(body)
+        except ValidationError as e:
+            detail, errors = _validation_detail(e)
+            if any(err["type"] == "json_invalid" for err in e.errors()):
+                detail, errors = "the body is not valid JSON", []
+            raise Refusal(400, "malformed", "Malformed event", detail, errors=errors) from None
+        digest = hashlib.sha256(body).hexdigest()[:32]
+        cid = command_id(name, wid)
+        answer = Answer(digest, 202, Accepted(command_id=cid).model_dump())
+        admitted = await admission.admit(name, event.user.id, wid, answer, now)
+        if admitted.kind == "limited":
+            raise Refusal(429, "rate_limited", "Too many requests",
+                          f"this sender may send {settings.rate:g} events per second; retry later",
+                          {"Retry-After": str(max(1, round(admitted.wait_s + 0.499)))})
+        if admitted.earlier is not None:
+            if admitted.earlier.digest != digest:
+                raise Refusal(409, "id_reused", "webhook-id reused",
+                              "this webhook-id was already used for a different body")
+            return admitted.earlier.status, admitted.earlier.body, {"webhook-duplicate": "true"}
+        try:
+            await _submit(name, event, cid)
+        except Exception:
+            # Not acted on: forget the answer so that the platform's retry acts.
+            await admission.forget(name, event.user.id, wid)
+            raise
+        return answer.status, answer.body, {}
+
+    async def _submit(name: str, event: MessageEvent | ActionEvent, cid: str) -> None:
+        user = Player(platform=name, user=event.user.id, name=event.user.name)
+        room = Room(platform=name, chat=event.chat.id, kind=event.chat.kind)
+        if isinstance(event, ActionEvent):
+            await gateway.submit(user=user, room=room, token=event.token, language_code=event.user.locale,
+                                 command_id=cid)
+        else:
+            await gateway.submit(event.text, user=user, room=room, language_code=event.user.locale,
+                                 command_id=cid)
+
+    async def openapi_view(_: web.Request) -> web.Response:
+        return web.Response(body=openapi, content_type="application/json")
+
+    async def healthz(_: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    async def readyz(_: web.Request) -> web.Response:
+        try:
+            await redis.ping()
+        except Exception as e:  # any failure to reach Redis means: do not send traffic here
+            return web.json_response({"status": "unavailable", "error": str(e)[:200]}, status=503)
+        return web.json_response({"status": "ready"})
+
+    async def metrics_view(_: web.Request) -> web.Response:
+        return web.Response(body=metrics.exposition(), content_type="text/plain", charset="utf-8")
+
+    # The body is read by the handler up to the limit; aiohttp's own cap is only a backstop.
+    app = web.Application(client_max_size=settings.max_body_bytes + 1, middlewares=[_problems(log)])
+    app.router.add_post(EVENTS_ROUTE, events)
+    app.router.add_get("/openapi.json", openapi_view)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics_view)
+    return app
+
+
+def _problems(log: Any) -> Callable[..., Any]:
+    """Every error of the app as a problem document (unknown routes, wrong methods, failures)."""
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: _Handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except web.HTTPException as e:
+            if e.status < 400:
+                raise
+            return problem(e.status, "http", e.reason, e.text or e.reason, headers={
+                k: v for k, v in e.headers.items() if k.lower() == "allow"})
+        except Exception as e:
+            log.error("failed", path=request.path, error=repr(e)[:300])
+            return problem(503, "unavailable", "Service unavailable",
+                           "the service could not take the event now; retry later", {"Retry-After": "1"})
+
+    return middleware

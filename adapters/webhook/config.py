@@ -1,0 +1,76 @@
+"""The webhook adapter's configuration: the registered platforms and the HTTP tuning.
+
+Environment variables (prefix ``CINQ_WEBHOOK_``), e.g.::
+
+    CINQ_WEBHOOK_PLATFORMS='[{"name": "acme", "secrets": ["whsec_..."], "callback_url": "https://acme/cinq"}]'
+    CINQ_WEBHOOK_PORT=8081
+
+A platform's ``secrets`` all verify inbound requests and all sign outbound callbacks (one signature
+each), so a secret is rotated by adding the new one, switching the platform over, then removing the
+old one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from adapters.webhook.signing import secret_key
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+
+
+class Platform(BaseModel):
+    """One chat platform that speaks to the service over HTTP."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    secrets: list[str] = Field(min_length=1)
+    callback_url: str
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not NAME.match(v):
+            raise ValueError("a platform name is 1-32 of a-z, 0-9, '-' and '_'")
+        return v
+
+    @field_validator("secrets")
+    @classmethod
+    def _secrets(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if len(secret_key(s)) < 16:
+                raise ValueError("a secret must be at least 16 bytes")
+        return v
+
+
+class WebhookSettings(BaseSettings):
+    """The adapter's settings (see the module docstring)."""
+
+    model_config = SettingsConfigDict(env_prefix="CINQ_WEBHOOK_", extra="ignore")
+
+    platforms: list[Platform] = Field(default_factory=list)
+    host: str = "127.0.0.1"
+    port: int = 8081
+    # Bodies are small chat messages: anything bigger is refused before it is read.
+    max_body_bytes: int = Field(default=16 * 1024, ge=256)
+    tolerance_s: int = Field(default=300, ge=1)
+    # Per sender (platform, user id): sustained requests per second and burst.
+    rate: float = Field(default=5.0, gt=0)
+    burst: int = Field(default=20, ge=1)
+    # Outbound callbacks.
+    timeout_s: float = Field(default=10.0, gt=0)
+    max_attempts: int = Field(default=8, ge=1)
+    backoff_base_s: float = Field(default=0.5, gt=0)
+    backoff_cap_s: float = Field(default=60.0, gt=0)
+    # Concurrent callbacks per platform and process (one chat's messages are still sent in order).
+    lanes: int = Field(default=64, ge=1)
+    # Whether this process also delivers callbacks (false: an HTTP-only process, scaled apart).
+    deliver: bool = True
+
+    def platform(self, name: str) -> Platform | None:
+        """The registered platform called ``name``."""
+        return next((p for p in self.platforms if p.name == name), None)

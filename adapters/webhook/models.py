@@ -1,0 +1,160 @@
+"""The wire format of the webhook contract (pydantic; the OpenAPI document is generated from these).
+
+Inbound: a platform POSTs a :class:`MessageEvent` (text, in the chat command protocol) or an
+:class:`ActionEvent` (a button press: the token of an earlier outbound message).  Outbound: the
+service POSTs an :class:`OutboundMessage` per outbox message.  Refusals are RFC 9457 problem details.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from service.outbox import Message
+
+_ID = Field(min_length=1, max_length=128, description="The platform's own id (a string)")
+
+
+class Chat(BaseModel):
+    """Where a message was written: a private chat with one person, or a group."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = _ID
+    kind: Literal["private", "group"]
+
+
+class User(BaseModel):
+    """Who wrote it.  ``locale`` is a language tag (``es``, ``en-GB``): replies follow it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = _ID
+    name: str = Field(default="", max_length=128)
+    locale: str | None = Field(default=None, max_length=35)
+
+
+MESSAGE_EXAMPLE: dict[str, Any] = {"type": "message", "chat": {"id": "g-42", "kind": "group"},
+                                   "user": {"id": "u-1", "name": "Ana", "locale": "es"},
+                                   "text": "/new cinquillo"}
+ACTION_EXAMPLE: dict[str, Any] = {"type": "action", "chat": {"id": "dm-u-2", "kind": "private"},
+                                  "user": {"id": "u-2", "name": "Bea", "locale": "es"},
+                                  "token": "1vowsv3s2jp.1.4.=5o.wWlCQsgBduAKcXGVF-5oFQ"}
+
+
+class MessageEvent(BaseModel):
+    """A text message: a command of the chat command protocol (``/join``, ``/move 5o``, ...)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [MESSAGE_EXAMPLE]})
+
+    type: Literal["message"]
+    chat: Chat
+    user: User
+    text: str = Field(max_length=4096)
+
+
+class ActionEvent(BaseModel):
+    """A button press: ``token`` is one of the ``buttons`` of an earlier outbound message."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [ACTION_EXAMPLE]})
+
+    type: Literal["action"]
+    chat: Chat
+    user: User
+    token: str = Field(min_length=1, max_length=512)
+
+
+InboundEvent = Annotated[MessageEvent | ActionEvent, Field(discriminator="type")]
+inbound: TypeAdapter[MessageEvent | ActionEvent] = TypeAdapter(InboundEvent)
+
+
+class Accepted(BaseModel):
+    """The answer to an accepted event: the service will act on it (replies come as callbacks)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["accepted"] = "accepted"
+    command_id: str
+
+
+class Problem(BaseModel):
+    """A refusal (RFC 9457 problem details, ``application/problem+json``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+class Button(BaseModel):
+    """Something the recipient may do: show ``label``, send ``token`` back in an ``action`` event."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    token: str
+
+
+class ToChat(BaseModel):
+    """Addressed to a chat (everyone in it may see it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chat: Chat
+
+
+class UserRef(BaseModel):
+    """A person, by the platform's user id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+
+
+class ToUser(BaseModel):
+    """Addressed to one person, privately (their hand and their moves): never show it in a group."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user: UserRef
+
+
+class OutboundMessage(BaseModel):
+    """A message the service sends to the platform's callback URL.
+
+    ``text`` reads well by itself; ``buttons`` are the recipient's choices; ``view`` is the structured
+    state of the table as this recipient may see it, for a platform's own rendering.  ``id`` is the
+    idempotency key (also the ``webhook-id`` header): a retried or replayed delivery has the same.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["message"] = "message"
+    id: str
+    platform: str
+    to: ToChat | ToUser
+    table: str | None
+    version: int
+    kind: str = Field(description="table, hand, reply, match_over or replay")
+    locale: str
+    text: str
+    buttons: list[Button]
+    view: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, msg: Message) -> OutboundMessage:
+        """The wire form of an outbox message (the adapter renders nothing: all is in the message)."""
+        to: ToChat | ToUser
+        if msg.to.room is not None:
+            to = ToChat(chat=Chat(id=msg.to.room.chat, kind=msg.to.room.kind))
+            platform = msg.to.room.platform
+        else:
+            assert msg.to.player is not None
+            to = ToUser(user=UserRef(id=msg.to.player.user))
+            platform = msg.to.player.platform
+        return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
+                   locale=msg.locale, text=msg.text, view=msg.view,
+                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions])

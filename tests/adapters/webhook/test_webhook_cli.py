@@ -1,0 +1,54 @@
+"""The entry point under ``cinq serve``: idle without platforms; with one, it serves until cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from importlib.metadata import entry_points
+from types import SimpleNamespace
+
+import aiohttp
+import pytest
+
+from tests.adapters.webhook.support import PLATFORM, SECRETS, settings
+
+
+def _webhook():
+    [main] = [ep.load() for ep in entry_points(group="cinq.adapters") if ep.name == "webhook"]
+    return main
+
+
+async def test_without_a_platform_the_adapter_is_idle(fake_redis, monkeypatch):
+    monkeypatch.delenv("CINQ_WEBHOOK_PLATFORMS", raising=False)
+    rt = SimpleNamespace(redis=fake_redis, settings=settings())
+    await asyncio.wait_for(_webhook()(rt), 5)  # returns at once
+
+
+async def test_under_serve_it_answers_until_cancelled(fake_redis, monkeypatch):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("CINQ_WEBHOOK_PORT", str(port))
+    monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS", json.dumps(
+        [{"name": PLATFORM, "secrets": SECRETS, "callback_url": "http://127.0.0.1:9/"}]))
+    rt = SimpleNamespace(redis=fake_redis, settings=settings())
+    task = asyncio.create_task(_webhook()(rt))
+    try:
+        async with aiohttp.ClientSession() as s:
+            for _ in range(100):
+                try:
+                    async with s.get(f"http://127.0.0.1:{port}/readyz") as r:
+                        assert r.status == 200
+                        break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.05)
+            else:
+                pytest.fail("the adapter did not come up")
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    async with aiohttp.ClientSession() as s:
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await s.get(f"http://127.0.0.1:{port}/healthz")

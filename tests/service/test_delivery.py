@@ -1,0 +1,252 @@
+"""service/delivery.py: at least once, only this platform, order per chat across processes, takeover of
+a dead process's messages, retries, dead letters and replay.  Handlers here are plain recorders."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import pytest
+
+from service import logs
+from service.delivery import (
+    Delivery,
+    DeliveryOptions,
+    Permanent,
+    Retry,
+    addressed_to,
+    backoff,
+    recipient_key,
+)
+from service.identities import Player, Room
+from service.keys import Keys
+from service.outbox import Message, Recipient
+from service.settings import Settings
+
+SETTINGS = Settings(redis_url=None, buckets=16, command_shards=2)
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_current_stderr() -> None:
+    """The deliveries log warnings in the background: write them to the live stderr (another test's
+    command line may have pointed the logs at a stream pytest has closed since)."""
+    import sys
+
+    class Current:
+        def write(self, s: str) -> int:
+            return sys.stderr.write(s)
+
+        def flush(self) -> None:
+            sys.stderr.flush()
+
+    logs.configure("WARNING", stream=Current())
+KEYS = Keys(16, 2, "")
+
+
+def opts(**kw: Any) -> DeliveryOptions:
+    base: dict[str, Any] = dict(max_attempts=3, backoff_base_s=0.005, backoff_cap_s=0.02, lanes=4,
+                                partitions=4,
+                                lease_ms=300, block_ms=20)
+    base.update(kw)
+    return DeliveryOptions(**base)
+
+
+def msg(n: int, chat: str = "g1", platform: str = "acme", table: str = "t1",
+        user: str | None = None) -> Message:
+    to = Recipient(player=Player(platform=platform, user=user)) if user else \
+        Recipient(room=Room(platform=platform, chat=chat, kind="group"))
+    return Message(id=f"c{n}-{table}-{chat}-{user}:0", table=table, version=n, to=to, locale="en",
+                   kind="table", text=f"m{n}")
+
+
+async def put(redis: Any, m: Message) -> str:
+    """Write a message to its table's outbox stream, as the worker does."""
+    return (await redis.xadd(KEYS.outbox_for(m.table or ""), {"c": m.id, "m": m.dumps()})).decode()
+
+
+class Recorder:
+    """A handler that records deliveries (and can be told to fail)."""
+
+    def __init__(self, fail: Any = None, delay: float = 0.0) -> None:
+        self.got: list[Message] = []
+        self.calls = 0
+        self.fail = fail
+        self.delay = delay
+
+    async def __call__(self, m: Message) -> None:
+        self.calls += 1
+        if self.delay:
+            await asyncio.sleep(self.delay * random.random())
+        if self.fail is not None:
+            self.fail(self.calls, m)
+        self.got.append(m)
+
+
+async def until(pred: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def running(*pairs: tuple[Delivery, Any]) -> tuple[asyncio.Event, list[asyncio.Task[None]]]:
+    stop = asyncio.Event()
+    return stop, [asyncio.create_task(d.run(h, stop)) for d, h in pairs]
+
+
+async def stopped(stop: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
+    stop.set()
+    await asyncio.gather(*tasks)
+
+
+def test_backoff_is_full_jitter_under_an_exponential_cap():
+    rng = random.Random(1)
+    for attempt in range(1, 12):
+        cap = min(10.0, 0.5 * 2 ** (attempt - 1))
+        waits = [backoff(attempt, 0.5, 10.0, rng) for _ in range(200)]
+        assert all(0 <= w <= cap for w in waits) and max(waits) > cap * 0.8
+
+
+def test_addressing_and_recipient_keys():
+    assert addressed_to(msg(1), "acme") and not addressed_to(msg(1), "tg")
+    assert addressed_to(msg(1, user="u1"), "acme")
+    assert recipient_key(msg(1)) != recipient_key(msg(1, user="g1"))
+
+
+async def test_only_this_platforms_messages_are_delivered_and_the_rest_acknowledged(any_redis):
+    for n in range(6):
+        await put(any_redis, msg(n, platform="acme" if n % 2 else "tg", table=f"t{n}"))
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder()
+    stop, tasks = await running((d, rec))
+    await until(lambda: len(rec.got) == 3)
+    await stopped(stop, tasks)
+    assert sorted(m.id for m in rec.got) == ["c1-t1-g1-None:0", "c3-t3-g1-None:0", "c5-t5-g1-None:0"]
+    for b in range(KEYS.buckets):
+        pending = await any_redis.xpending(KEYS.outbox(b), d.dk.group)
+        assert (pending["pending"] if isinstance(pending, dict) else pending[0]) == 0
+
+
+async def test_order_per_chat_is_kept_by_several_processes(any_redis):
+    # 12 chats of 4 tables each spread over buckets, 15 messages each; handlers take random time.
+    chats = [f"g{i}" for i in range(12)]
+    for n in range(15):
+        for i, chat in enumerate(chats):
+            await put(any_redis, msg(n, chat=chat, table=f"tab{i}"))
+    recs = [Recorder(delay=0.003) for _ in range(3)]
+    # Leases long enough that a busy test machine does not lose one (that would allow a duplicate).
+    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts(lease_ms=1500)) for i in range(3)]
+    stop, tasks = await running(*zip(ds, recs, strict=True))
+    await until(lambda: len({m.id for r in recs for m in r.got}) >= 15 * 12)
+    await asyncio.sleep(0.6)  # time for partitions to move to the processes that started later
+    owned = [set(d.owned) for d in ds]
+    await stopped(stop, tasks)
+    assert sum(len(r.got) for r in recs) == 15 * 12, "a message was delivered twice"
+    for chat in chats:
+        versions = [m.version for r in recs for m in r.got if m.to.room and m.to.room.chat == chat]
+        assert versions == list(range(15)), f"{chat} out of order or split: {versions}"
+    assert sum(map(len, owned)) == 4
+    assert not (owned[0] & owned[1] or owned[1] & owned[2] or owned[0] & owned[2])
+
+
+async def test_a_dead_process_messages_are_taken_over_in_order(any_redis):
+    d = Delivery(any_redis, SETTINGS, "acme", "survivor", options=opts())
+    await d.setup()
+    ids = [await put(any_redis, msg(n)) for n in range(3)]
+    stream = KEYS.outbox_for("t1")
+    # A process that read the first two messages, held every lease, and died.
+    await any_redis.xreadgroup(d.dk.group, "dead", {stream: ">"}, count=2)
+    for p in range(4):
+        await any_redis.set(d.dk.lease(p), "dead", px=300)
+    rec = Recorder()
+    stop, tasks = await running((d, rec))
+    await until(lambda: len(rec.got) == 3)
+    await stopped(stop, tasks)
+    assert [m.version for m in rec.got] == [0, 1, 2]
+    pending = await any_redis.xpending(stream, d.dk.group)
+    assert (pending["pending"] if isinstance(pending, dict) else pending[0]) == 0
+    assert ids
+
+
+async def test_retry_waits_then_succeeds_and_permanent_goes_to_the_dead_letters(any_redis):
+    def fail(calls: int, m: Message) -> None:
+        if m.id.startswith("c0-") and calls == 1:
+            raise Retry("busy", after_s=0.2)
+        if m.id.startswith("c1-"):
+            raise Permanent("no such chat")
+
+    await put(any_redis, msg(0))
+    await put(any_redis, msg(1, chat="g2", table="t2"))
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder(fail)
+    t0 = time.monotonic()
+    stop, tasks = await running((d, rec))
+    await until(lambda: len(rec.got) == 1)
+    took = time.monotonic() - t0
+    await until(lambda: d.metrics.dead.labels("acme")._value.get() == 1)
+    await stopped(stop, tasks)
+    assert took >= 0.2 and rec.got[0].id.startswith("c0-")
+    [dead] = await d.dead_letters()
+    assert dead.message is not None and dead.message.id.startswith("c1-") and dead.attempts == 1
+    assert "no such chat" in dead.error
+
+
+async def test_a_handler_that_keeps_failing_is_dead_lettered_after_max_attempts_and_replayed(any_redis):
+    broken = True
+
+    def fail(_: int, __: Message) -> None:
+        if broken:
+            raise ConnectionError("down")
+
+    await put(any_redis, msg(0))
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder(fail)
+    stop, tasks = await running((d, rec))
+    await until(lambda: rec.calls == 3)
+    letters: list[Any] = []
+    while not letters:
+        letters = await d.dead_letters()
+        await asyncio.sleep(0.01)
+    assert letters[0].attempts == 3 and "ConnectionError" in letters[0].error
+    broken = False
+    assert await d.replay() == 1
+    await until(lambda: len(rec.got) == 1)
+    await stopped(stop, tasks)
+    assert rec.got[0].id.startswith("c0-") and await d.dead_letters() == []
+    assert await d.replay() == 0
+
+
+async def test_stopping_leaves_undelivered_messages_pending_for_the_next_owner(any_redis):
+    await put(any_redis, msg(0))
+    slow = Recorder(fail=lambda _c, _m: (_ for _ in ()).throw(Retry("later", after_s=5)))
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts())
+    stop, tasks = await running((d, slow))
+    await until(lambda: slow.calls == 1)
+    await stopped(stop, tasks)
+    assert await any_redis.zcard(d.dk.members) == 0  # left the group of live processes
+    rec = Recorder()
+    d2 = Delivery(any_redis, SETTINGS, "acme", "p2", options=opts())
+    stop, tasks = await running((d2, rec))
+    await until(lambda: len(rec.got) == 1)
+    await stopped(stop, tasks)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+async def test_a_new_process_takes_its_share_of_the_partitions(any_redis, n):
+    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts()) for i in range(n)]
+    for _ in range(3):
+        for d in ds:
+            await d.rebalance()
+    counts = sorted(len(d.owned) for d in ds)
+    assert sum(counts) == 4 and counts[-1] - counts[0] <= 2
+
+
+async def test_a_delivery_started_before_redis_is_up_waits_for_it_and_stops_cleanly():
+    import redis.asyncio as aioredis
+
+    nowhere = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
+    d = Delivery(nowhere, SETTINGS, "acme", "p1", options=opts())
+    stop, tasks = await running((d, Recorder()))
+    await asyncio.sleep(0.3)
+    assert not tasks[0].done(), "the delivery died instead of waiting for Redis"
+    await asyncio.wait_for(stopped(stop, tasks), 5)
+    await nowhere.aclose()
