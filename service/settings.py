@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     """The service's settings; see docs/service.md for what each one does."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore", env_ignore_empty=True)
 
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
     # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.

@@ -43,7 +43,7 @@ class Limits:
 class TelegramSettings(BaseSettings):
     """Settings of ``cinq telegram``."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_TELEGRAM_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="CINQ_TELEGRAM_", extra="ignore", env_ignore_empty=True)
 
     token: str | None = None
     api_url: str | None = None

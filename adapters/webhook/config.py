@@ -50,7 +50,7 @@ class Platform(BaseModel):
 class WebhookSettings(BaseSettings):
     """The adapter's settings (see the module docstring)."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_WEBHOOK_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="CINQ_WEBHOOK_", extra="ignore", env_ignore_empty=True)
 
     platforms: list[Platform] = Field(default_factory=list)
     host: str = "127.0.0.1"

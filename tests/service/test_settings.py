@@ -1,0 +1,26 @@
+"""Settings come from the environment only; an empty variable means "use the default"."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.settings import Settings
+
+
+def test_empty_environment_variables_fall_back_to_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    # docker-compose passes every documented variable, empty when the operator left it unset
+    monkeypatch.setenv("CINQ_BUCKETS", "")
+    monkeypatch.setenv("CINQ_HTTP_HOST", "")
+    s = Settings()
+    assert s.buckets == 1024
+    assert s.http_host == "127.0.0.1"
+
+
+def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CINQ_BUCKETS", "64")
+    monkeypatch.setenv("REDIS_URL", "redis://example:6379/3")
+    s = Settings()
+    assert (s.buckets, s.redis_url) == (64, "redis://example:6379/3")
+    monkeypatch.setenv("CINQ_BUCKETS", "0")
+    with pytest.raises(ValueError, match="buckets"):
+        Settings()
