@@ -1,20 +1,30 @@
 """AI players: the one function the service asks for an AI seat's move.
 
 It gets only what that seat may know, its engine view (G-1), so it cannot cheat even by mistake.
-For now it picks uniformly among the legal moves; stronger players plug in here later.
+The players themselves are pure engine code (:mod:`engine.ai`: easy, medium, hard); the service
+only supplies what the engine may not read itself, the clock for the hard player's time budget.
 """
 
 from __future__ import annotations
 
-import random
+import time
 from typing import Any
 
-LEVELS = ("easy", "medium", "hard")
+import engine.ai
+
+LEVELS = engine.ai.LEVELS
+# The hard player's time cap per decision: its iteration budget normally ends the search well
+# before this; the cap keeps a turn prompt on a slow, shared machine.
+HARD_BUDGET_MS = 150
 
 
 def choose_move(view: dict[str, Any], level: str, seed: int) -> str:
-    """The move an AI player of ``level`` makes from ``view``, reproducibly for a given ``seed``."""
-    moves = view.get("legal_moves") or []
-    if not moves:
-        raise ValueError("no legal move in this view: it is not this seat's turn")
-    return random.Random(seed).choice(sorted(moves))
+    """The move an AI player of ``level`` makes from ``view``, reproducibly for a given ``seed``.
+
+    Raises ValueError when the view is not of the seat to move, or for an unknown level.
+    """
+    if level == "hard":
+        return engine.ai.choose_move(view, level=level, seed=seed,
+                                     iterations=engine.ai.DEFAULT_ITERATIONS[view["game"]],
+                                     budget_ms=HARD_BUDGET_MS, clock=time.perf_counter)
+    return engine.ai.choose_move(view, level=level, seed=seed)

@@ -28,7 +28,8 @@ class Settings(BaseSettings):
     # Turn timer in seconds (0: no timer); after this many timeouts in a row a seat goes to an AI player.
     turn_seconds: float = Field(default=60.0, ge=0)
     timeouts_to_bot: int = Field(default=3, ge=1)
-    bot_level: str = "easy"
+    # The level of the AI player that takes over a seat (a player left, or timed out K times).
+    bot_level: str = "medium"
     # Secrets that sign action tokens: the first signs, all of them verify (key rotation).
     token_secrets: list[str] = Field(default_factory=lambda: ["dev-secret-change-me"])
     # Worker tuning.

@@ -1,0 +1,39 @@
+"""The service's AI seats: every level plays a legal move from a seat's view alone (G-1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import engine
+from service import bots
+
+
+@pytest.mark.parametrize("game,options", [("cinquillo", {}), ("cinquillo", {"preset": "tradicional"}),
+                                          ("535", {})])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_every_level_plays_a_legal_move_from_a_json_view(game: str, options: dict, level: str) -> None:
+    state = engine.new_game(game, players=4, seed=11, **options)
+    for turn in range(12):  # a few turns in, so that the hard player has real choices
+        seat = engine.to_move(state)
+        assert seat is not None
+        view = json.loads(json.dumps(engine.view(state, seat)))
+        move = bots.choose_move(view, level, seed=turn)
+        assert move in engine.legal_moves(state)
+        state = engine.play(state, move)
+
+
+def test_the_same_seed_gives_the_same_decision() -> None:
+    state = engine.new_game("535", players=4, seed=3)
+    view = engine.view(state, engine.to_move(state))
+    assert bots.choose_move(view, "medium", 5) == bots.choose_move(view, "medium", 5)
+
+
+def test_a_view_of_a_seat_not_to_move_is_refused() -> None:
+    state = engine.new_game("535", players=4, seed=3)
+    other = (engine.to_move(state) + 1) % 4
+    with pytest.raises(ValueError):
+        bots.choose_move(engine.view(state, other), "easy", 1)
+    with pytest.raises(ValueError, match="level"):
+        bots.choose_move(engine.view(state, engine.to_move(state)), "grandmaster", 1)
