@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
+import engine
 
 CONFIGS = [
     ("cinquillo", {"preset": "clasico"}),

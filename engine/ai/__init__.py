@@ -1,0 +1,86 @@
+"""AI players for every game and variant: pure, seeded, and fed only a seat's view (G-1).
+
+One entry point, :func:`choose_move`::
+
+    move = engine.ai.choose_move(engine.view(state, seat), level="hard", seed=7)
+
+Levels: ``easy`` (a random legal move, :mod:`.easy`), ``medium`` (a per-game heuristic,
+:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (SO-ISMCTS, :mod:`.ismcts`, over
+determinizations that respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`,
+:mod:`.five35_sample`).  The view never holds the seed, the deck or another hand, so an AI cannot
+cheat; every random choice comes from ``random.Random(seed)``, so a decision is reproducible.
+
+The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
+
+* 535: SO-ISMCTS, uniformly random playouts, 200 iterations by default.
+* Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default; it
+  plays the medium player's card unless the search finds a better one by :data:`OVERRULE_Z`
+  standard errors (with the hands unknown, search alone did not pick better cards than the
+  heuristic; see ``bench/results/cinquillo_experiments.txt``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engine.ai import easy
+from engine.ai.games import game_for
+from engine.ai.ismcts import best_move, confident_move, search_stats
+
+LEVELS = ("easy", "medium", "hard")
+#: per game, the hard player's iterations when neither ``iterations`` nor a time budget is given
+#: (chosen so that a decision costs well under 200 ms of one core at p99; see bench/tournament.py)
+DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 200}
+#: per game, whether the hard player's playouts follow the medium player (else random moves)
+HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": False}
+#: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
+#: :mod:`engine.ai.cinquillo_belief`, Cinquillo only)
+BELIEF_POOL = {"cinquillo": 0, "535": 0}
+#: per game, how sure the search must be (standard errors) to overrule the medium player's move;
+#: None: always play the search's most visited move
+OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
+
+
+def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int | None = None,
+                iterations: int | None = None, clock: Callable[[], float] | None = None) -> str:
+    """The move (canonical notation) an AI player of ``level`` makes from a seat's ``view``.
+
+    ``view`` is ``engine.view(state, seat)`` for the seat to move (a JSON round-trip of it works
+    the same).  ``seed`` fixes every random choice.  For ``hard``: ``iterations`` caps the search
+    (default :data:`DEFAULT_ITERATIONS` of the game when no time budget is given); ``budget_ms``
+    with ``clock`` (a callable returning seconds, e.g. ``time.perf_counter``, supplied by the caller
+    since the engine reads no clock) caps it in time; with both, whichever is reached first.
+    Raises ValueError for an unknown level or a view where the seat has no move.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown AI level {level!r}; the levels are: {', '.join(LEVELS)}")
+    moves = view.get("legal_moves") or []
+    if not moves or view.get("to_move") != view.get("seat"):
+        raise ValueError("no legal move in this view: it is not this seat's turn")
+    rng = random.Random(seed)
+    if len(moves) == 1:
+        return str(moves[0])  # nothing to decide (a forced pass, the opening 5 de oros...)
+    if level == "easy":
+        return easy.choose(view, rng)
+    hard = level == "hard"
+    game = game_for(view, rng, heuristic_playouts=hard and HEURISTIC_PLAYOUTS[view["game"]],
+                    belief_pool=BELIEF_POOL[view["game"]] if hard else 0)
+    rules = game.rules
+    if level == "medium":
+        return str(rules.encode(game.base, game.medium(rng)))
+    timed = budget_ms is not None and clock is not None
+    if iterations is None and not timed:
+        iterations = DEFAULT_ITERATIONS[view["game"]]
+    root_moves = rules.legal(game.base)
+    z = OVERRULE_Z[view["game"]]
+    default = game.medium(rng) if z is not None else -1
+    stats = search_stats(game, root_moves, rng, iterations=iterations,
+                         budget_s=budget_ms / 1000 if budget_ms is not None else None, clock=clock)
+    if z is not None:
+        return str(rules.encode(game.base, confident_move(stats, default, z)))
+    return str(rules.encode(game.base, best_move({m: n for m, (n, _) in stats.items()})))
+
+
+__all__ = ["DEFAULT_ITERATIONS", "LEVELS", "choose_move"]

@@ -1,0 +1,133 @@
+"""One seat's information set of a game, ready to play: determinizer, round scoring, policies.
+
+:func:`game_for` reads a seat's view and returns a :class:`CinquilloGame` or a
+:class:`Five35Game`: ``base`` is a state rebuilt from the view (own hand and the public table are
+true; the other hands are one determinization), ``sample`` draws fresh determinizations, and
+``over``/``rewards``/``rollout`` are what :mod:`engine.ai.ismcts` needs; ``medium`` is the
+medium player's move in ``base``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.ai import medium_535, medium_cinquillo
+from engine.ai.cinquillo_sample import CinquilloDeterminizer
+from engine.ai.five35_sample import Five35Determinizer
+from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
+from engine.ai.outcome import CinquilloOutcome, Five35Outcome
+from engine.cinquillo import PASS, CinquilloState, cards_of
+from engine.five35 import State as Five35State
+from engine.five35.deck import GUARD
+from engine.five35.piles import PASS as PASS_535
+from engine.rules import rules_for
+
+
+class CinquilloGame:
+    """A Cinquillo seat's information set (see the module docstring)."""
+
+    #: with heuristic playouts, the share of choices made at random instead (keeps playouts varied)
+    EPSILON = 0.0
+
+    def __init__(self, view: dict[str, Any], info: CinquilloInfo, rng: random.Random,
+                 heuristic_playouts: bool, belief_pool: int = 0) -> None:
+        self.rules: Any = rules_for("cinquillo")
+        self.info = info
+        self.det = CinquilloDeterminizer(view, info, rng, belief_pool)
+        self.base = self.det.base
+        self.outcome = CinquilloOutcome(view)
+        self.heuristic_playouts = heuristic_playouts
+
+    def sample(self, rng: random.Random) -> CinquilloState:
+        """A fresh determinization."""
+        return self.det.sample(rng)
+
+    def over(self, st: CinquilloState) -> bool:
+        """True once the round has ended."""
+        return self.outcome.over(st)
+
+    def rewards(self, st: CinquilloState) -> list[float]:
+        """The round's rewards per seat."""
+        return self.outcome.rewards(st)
+
+    def rollout(self, st: CinquilloState, rng: random.Random) -> None:
+        """Play the round out in place: the medium player's moves with ``heuristic_playouts``, else
+        uniformly random ones (legal moves read straight from the hand and ``playable`` masks)."""
+        apply = self.rules.apply
+        heuristic = self.heuristic_playouts
+        eps = self.EPSILON
+        while st.turn >= 0 and not st.rounds:
+            m = st.hands[st.turn] & st.playable
+            if not m:
+                apply(st, PASS)
+                continue
+            k = m.bit_count()
+            if k > 1:
+                if heuristic and (not eps or rng.random() >= eps):
+                    apply(st, medium_cinquillo.choose(st, cards_of(m), rng))
+                    continue
+                for _ in range(rng.randrange(k)):
+                    m &= m - 1
+            apply(st, (m & -m).bit_length() - 1)
+
+    def medium(self, rng: random.Random) -> int:
+        """The medium player's move in the base state (it reads only the own hand and the table)."""
+        return medium_cinquillo.choose(self.base, self.rules.legal(self.base), rng)
+
+
+class Five35Game:
+    """A 535 seat's information set (see the module docstring)."""
+
+    def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
+                 heuristic_playouts: bool) -> None:
+        self.rules: Any = rules_for("535")
+        self.info = info
+        self.det = Five35Determinizer(view, info, rng)
+        self.base = self.det.base
+        self.outcome = Five35Outcome(view)
+        self.heuristic_playouts = heuristic_playouts
+
+    def sample(self, rng: random.Random) -> Five35State:
+        """A fresh determinization."""
+        return self.det.sample(rng)
+
+    def over(self, st: Five35State) -> bool:
+        """True once the round has ended."""
+        return self.outcome.over(st)
+
+    def rewards(self, st: Five35State) -> list[float]:
+        """The round's rewards per seat."""
+        return self.outcome.rewards(st)
+
+    def rollout(self, st: Five35State, rng: random.Random) -> None:
+        """Play the round out in place: the medium player's moves with ``heuristic_playouts``, else
+        uniformly random legal ones (read from the engine's per-pile candidate table, which is
+        what ``legal`` does, without its memo: playout hands rarely repeat)."""
+        apply = self.rules.apply
+        cands = st.tables.cands
+        heuristic = self.heuristic_playouts
+        guard = GUARD
+        while not st.over and not st.rounds:
+            h = st.hands[st.to_move] | guard
+            moves = [m for m, r in cands[st.pile] if (h - r) & guard == guard]
+            if st.pile:
+                moves.append(PASS_535)
+            if heuristic:
+                apply(st, medium_535.choose(st, moves, rng))
+            else:
+                apply(st, moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0])
+
+    def medium(self, rng: random.Random) -> int:
+        """The medium player's move in the base state (it reads only the own hand and the table)."""
+        return medium_535.choose(self.base, self.rules.legal(self.base), rng)
+
+
+def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
+             belief_pool: int = 0) -> CinquilloGame | Five35Game:
+    """The information set of the view's seat as a searchable game (``belief_pool``: see
+    :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer`; Cinquillo only)."""
+    info = info_from_view(view)
+    if isinstance(info, CinquilloInfo):
+        return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool)
+    return Five35Game(view, info, rng, heuristic_playouts)

@@ -1,0 +1,43 @@
+"""engine.ai.five35_sample: determinizations deal only unseen cards, with the public hand sizes."""
+
+from __future__ import annotations
+
+import random
+
+from ai_positions import CONFIGS, position
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from engine.ai.five35_sample import Five35Determinizer, Five35Sampler
+from engine.ai.infoset import Five35Info, info_from_view
+from engine.five35 import deck as D
+from engine.five35.state import check_conservation
+
+F535 = [c for c in CONFIGS if c[0] == "535"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 150))
+def test_samples_satisfy_the_constraints(config, seed, steps):
+    state = position(config, seed, steps)
+    seat = engine.to_move(state)
+    view = engine.view(state, seat)
+    info = info_from_view(view)
+    assert isinstance(info, Five35Info)
+    sampler = Five35Sampler(info)
+    rng = random.Random(seed)
+    for _ in range(50):
+        hands = sampler.hands(rng)
+        assert hands[seat] == state.hands[seat]
+        assert [D.size(h) for h in hands] == state.counts
+        others = sum(h for s, h in enumerate(hands) if s != seat)
+        assert D.holds(info.unseen, others), "a played or own card was dealt"
+    det = Five35Determinizer(view, info, rng)
+    for _ in range(10):
+        st_ = det.sample(rng)
+        assert check_conservation(st_)
+        assert D.size(st_.out) == info.out_count
+        assert st_.played == state.played
+        rules = engine.rules_for(st_)
+        assert rules.legal(st_) == rules.legal(state)
