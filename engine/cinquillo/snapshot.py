@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 from fractions import Fraction
 from typing import Any
 
 from engine.cinquillo.cards import card, codes_of, mask_of
 from engine.cinquillo.options import resolve
 from engine.cinquillo.state import CinquilloState, playable_mask
+from engine.cinquillo.view import rounds_copy
 
 VERSION = 1
 
@@ -32,7 +32,7 @@ def snapshot(st: CinquilloState) -> dict[str, Any]:
         "scores": [str(f) for f in st.scores],
         "round_wins": list(st.round_wins),
         "history": list(st.history),
-        "rounds": copy.deepcopy(st.rounds),
+        "rounds": rounds_copy(st),
         "winners": None if st.winners is None else list(st.winners),
     }
 
@@ -65,7 +65,9 @@ def restore(data: dict[str, Any]) -> CinquilloState:
         st.scores = [Fraction(x) for x in data["scores"]]
         st.round_wins = [int(x) for x in data["round_wins"]]
         st.history = [int(x) for x in data["history"]]
-        st.rounds = copy.deepcopy(data["rounds"])
+        # The finished rounds' records are never mutated (a new round replaces the list), and the
+        # data is the caller's own (fresh from json.loads): taken as they are, without a copy.
+        st.rounds = list(data["rounds"])
         st.winners = None if data["winners"] is None else [int(x) for x in data["winners"]]
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a cinquillo snapshot: {exc}") from None

@@ -7,15 +7,16 @@ the seed.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from engine.cinquillo.cards import CODES, PASS, SUITS, codes_of
+from engine.cinquillo.cards import CODES, SUITS, codes_of
 from engine.cinquillo.state import CinquilloState, fraction_json, teams_list
+
+_MOVE_CODES = (*CODES, "pass")  # index PASS (40) is a pass
 
 
 def _history(st: CinquilloState) -> list[dict[str, Any]]:
-    return [{"seat": h >> 6, "move": "pass" if h & 63 == PASS else CODES[h & 63]} for h in st.history]
+    return [{"seat": h >> 6, "move": _MOVE_CODES[h & 63]} for h in st.history]
 
 
 def view(st: CinquilloState, seat: int | None) -> dict[str, Any]:
@@ -68,8 +69,16 @@ def view(st: CinquilloState, seat: int | None) -> dict[str, Any]:
         "history": history,
         "last_move": history[-1] if history else None,
         "options": opts.as_dict(),
-        "rounds": copy.deepcopy(st.rounds),
+        "rounds": rounds_copy(st),
     }
+
+
+def rounds_copy(st: CinquilloState) -> list[dict[str, Any]]:
+    """The finished rounds' records, fresh for this view: each record and its lists are copied one
+    level down (a record's ``moves`` are ``[seat, code]`` pairs), so that nothing in a view aliases
+    the state.  Much cheaper than ``copy.deepcopy``, which long matches paid on every view."""
+    return [{k: [m[:] for m in v] if k == "moves" else v[:] if isinstance(v, list) else v
+             for k, v in r.items()} for r in st.rounds]
 
 
 def result(st: CinquilloState) -> dict[str, Any] | None:
@@ -83,7 +92,7 @@ def result(st: CinquilloState) -> dict[str, Any] | None:
         "scores": [fraction_json(f) for f in st.scores],
         "scoring": "points" if st.opts.points else "round_wins",
         "round_wins": list(st.round_wins),
-        "rounds": copy.deepcopy(st.rounds),
+        "rounds": rounds_copy(st),
         "teams": teams_list(st),
     }
     if st.pay:

@@ -411,7 +411,7 @@ class Five35Rules:
         s.scores = list(data["scores"])
         s.history = [self.decode(s, text) * 8 + seat for seat, text in data["history"]]
         s.trick_start = data["trick_start"]
-        s.rounds = [copy_round(r) for r in data["rounds"]]
+        s.rounds = list(data["rounds"])  # the caller's own data (fresh from JSON); records never mutated
         s.over = data["over"]
         return s
 
