@@ -17,7 +17,7 @@ from service.identities import Player, Room
 
 # The commands the worker handles; every other protocol command is answered by the gateway.
 TABLE_COMMANDS = frozenset({"new", "play", "join", "start", "leave", "bots", "cancel", "move", "hand",
-                            "replay", "action", "tick"})
+                            "replay", "action", "tick", "kick", "set"})
 
 
 class TableCommand(BaseModel):
@@ -34,6 +34,8 @@ class TableCommand(BaseModel):
     locale: str = "es"
     token: str | None = None
     at: float = 0.0
+    # The platform says the actor moderates the room (a group admin): may do what the creator does.
+    moderator: bool = False
 
     def dumps(self) -> str:
         """The JSON form written to the stream."""

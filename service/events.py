@@ -8,7 +8,6 @@ written years ago still loads (see ``UPCASTERS``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -98,15 +97,34 @@ class MatchFinished(Event):
 
 
 class TableCancelled(Event):
-    """The creator cancelled the table."""
+    """The creator (or a moderator of its room) cancelled the table."""
 
+    by: Player
+
+
+class PlayerKicked(Event):
+    """The creator (or a moderator) took a seat from its occupant: in the lobby the seat is freed
+    (later seats move up one, ``level`` is None); in a match an AI player of ``level`` takes it."""
+
+    seat: int
+    player: Player | None = None
+    by: Player
+    level: str | None = None
+
+
+class OptionsChanged(Event):
+    """The creator (or a moderator) changed the options of an open lobby (the whole new set)."""
+
+    options: dict[str, Any]
+    max_seats: int
+    turn_seconds: float
     by: Player
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (TableCreated, RoomAttached, PlayerJoined, PlayerLeft, BotsAdded, MatchStarted,
-                MovePlayed, SeatTakenByBot, MatchFinished, TableCancelled)
+                MovePlayed, SeatTakenByBot, MatchFinished, TableCancelled, PlayerKicked, OptionsChanged)
 }
 
 
@@ -141,7 +159,7 @@ def encode(event: Event, *, at: float, cmd: str) -> str:
 
 def decode(raw: str | bytes) -> Stored:
     """Read an envelope back, upcasting old schema versions to the current model."""
-    env = json.loads(raw)
+    env = orjson.loads(raw)
     cls = EVENT_TYPES[env["type"]]
     version, data = env.get("v", 1), env["data"]
     while version < cls.schema_version:

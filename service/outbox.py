@@ -63,6 +63,10 @@ class Message(BaseModel):
     game: str | None = None
     view: dict[str, Any] | None = None
     actions: list[Action] = Field(default_factory=list)
+    # When the person to move runs out of time (unix seconds; None: no turn timer, or no person's turn).
+    deadline: float | None = None
+    # A refusal's machine-readable code (``stale_token``, ``not_your_turn``...; None: not a refusal).
+    code: str | None = None
 
     def dumps(self) -> str:
         """The JSON written to the outbox stream."""

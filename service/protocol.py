@@ -10,6 +10,8 @@ and the ``params`` its message mentions.  The commands and their ``args``:
 - ``start``: ``payload`` (str or None: Telegram's deep link sends ``/start <payload>``).
 - ``bots``: ``n`` (1..5), ``level`` ("easy", "medium" by default, "hard").  ``/bots 2 difícil``
 - ``move``: ``move`` in the engine's canonical notation.  ``/move play 7 7``, ``/mover 5 oros``
+- ``kick``: ``seat`` (the seat number, from 1).  ``/expulsar 3``
+- ``set``: ``options`` and ``players`` as for ``new`` (an open lobby's options).  ``/opciones chips``
 - ``rules``: ``game`` or None.  ``lang``: ``locale`` ("es" or "en").  ``replay``: ``table``.
 
 The parser checks syntax only: whether an option exists, a move is legal or a table exists is for
@@ -77,6 +79,8 @@ _COMMANDS: dict[str, str] = {
     "lang": "lang", "language": "lang", "idioma": "lang",
     "replay": "replay", "repetir": "replay",
     "help": "help", "ayuda": "help",
+    "kick": "kick", "expulsar": "kick",
+    "set": "set", "options": "set", "opciones": "set",
 }
 _NO_ARGS = frozenset({"join", "leave", "cancel", "hand", "stats", "help"})
 
@@ -213,6 +217,28 @@ def _new(command: str, words: list[str]) -> dict[str, Any]:
     if not words:
         raise ProtocolError("missing_argument", command=command, name="game")
     game = _game(command, words[0])
+    return {"game": game, **_options(command, words[1:])}
+
+
+def _set(command: str, words: list[str]) -> dict[str, Any]:
+    # "/set players=3 chips": the options of an open lobby, written as for /new (without the game).
+    if not words:
+        raise ProtocolError("missing_argument", command=command, name="options")
+    return _options(command, words)
+
+
+def _kick(command: str, words: list[str]) -> dict[str, Any]:
+    if not words:
+        raise ProtocolError("missing_argument", command=command, name="seat")
+    if len(words) > 1:
+        raise ProtocolError("unexpected_argument", command=command, value=words[1])
+    if not (words[0].isascii() and words[0].isdigit() and len(words[0]) <= 2):
+        raise ProtocolError("bad_argument", command=command, name="seat", value=words[0])
+    return {"seat": int(words[0])}
+
+
+def _options(command: str, words: list[str]) -> dict[str, Any]:
+    """``options`` and ``players`` from option words (``players=3``, ``target=30``, ``chips``...)."""
     options: dict[str, Any] = {}
     players: int | None = None
 
@@ -222,7 +248,7 @@ def _new(command: str, words: list[str]) -> dict[str, Any]:
             raise ProtocolError("bad_option", command=command, option=word)
         options[key] = value
 
-    for word in words[1:]:
+    for word in words:
         folded = _fold(word)
         if "=" in folded:
             key, _, raw = folded.partition("=")
@@ -247,7 +273,7 @@ def _new(command: str, words: list[str]) -> dict[str, Any]:
             players = int(folded)  # "/play 535 4": a bare number is the number of seats
         else:
             raise ProtocolError("bad_option", command=command, option=word)
-    return {"game": game, "options": options, "players": players}
+    return {"options": options, "players": players}
 
 
 def _bots(command: str, words: list[str]) -> dict[str, Any]:
@@ -335,6 +361,6 @@ def _replay(command: str, words: list[str]) -> dict[str, Any]:
 
 _PARSERS = {
     "new": _new, "play": _new, "bots": _bots, "move": _move, "rules": _rules, "lang": _lang,
-    "replay": _replay, "start": _start,
+    "replay": _replay, "start": _start, "kick": _kick, "set": _set,
     **{name: _no_args for name in _NO_ARGS},
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.events import RoomAttached, TableCreated, decode
+from service.events import PlayerKicked, RoomAttached, TableCreated, decode
 from service.keys import Keys
 from service.tables.repository import fold
 from service.tables.state import FINISHED, LOBBY, RUNNING
@@ -32,8 +32,11 @@ async def reindex(redis: Any, keys: Keys) -> int:
         if t is None:
             continue
         n += 1
+        kicked: set[tuple[str, str]] = set()  # people whose seat an AI player took by /kick
         for raw in raws:
             s = decode(raw)
+            if isinstance(s.event, PlayerKicked) and s.event.level and s.event.player is not None:
+                kicked.add((s.event.player.platform, s.event.player.user))
             if isinstance(s.event, TableCreated | RoomAttached):
                 r = s.event.room
                 if rooms.get((r.platform, r.chat), (-1.0, ""))[0] <= s.at:
@@ -43,7 +46,7 @@ async def reindex(redis: Any, keys: Keys) -> int:
             if seat.player is None:
                 continue
             who = (seat.player.platform, seat.player.user)
-            if t.status in (LOBBY, RUNNING):
+            if t.status in (LOBBY, RUNNING) and who not in kicked:
                 tables.setdefault(who, set()).add(table_id)
             if t.status == FINISHED:
                 st = stats.setdefault(who, {"played": 0, "won": 0})

@@ -178,10 +178,18 @@ def games_content(locale: str, where: str, text: str) -> Content:
 
 
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:
+    """The time the person to move has left: the service's deadline in the message (None: no turn
+    timer, or an AI player's turn); estimated from ``turn_seconds`` only for a message written
+    before the service sent deadlines (it has no ``deadline`` field at all)."""
     view = msg.view or {}
-    if turn_seconds <= 0 or view.get("to_move") is None:
+    if view.get("to_move") is None:
         return None
-    deadline = view.get("deadline") or written_at + turn_seconds
+    if "deadline" in msg.model_fields_set:
+        deadline = msg.deadline
+    else:
+        deadline = written_at + turn_seconds if turn_seconds > 0 else None
+    if deadline is None:
+        return None
     return translate(msg.locale, "tg.time_left", seconds=max(0, round(deadline - now)))
 
 

@@ -20,7 +20,9 @@ from service.events import (
     MatchFinished,
     MatchStarted,
     MovePlayed,
+    OptionsChanged,
     PlayerJoined,
+    PlayerKicked,
     PlayerLeft,
     RoomAttached,
     SeatTakenByBot,
@@ -174,8 +176,15 @@ def _require_status(t: Table, *wanted: str) -> None:
 
 
 def _require_creator(t: Table, cmd: TableCommand) -> None:
-    if cmd.actor is None or not cmd.actor.same(t.creator):
+    """The table's creator, or a moderator of the room (a group admin, as the adapter says)."""
+    if cmd.actor is None:
         raise Refused("not_creator", table=t.id)
+    if cmd.actor.same(t.creator):
+        return
+    if cmd.moderator and cmd.room is not None and cmd.room.kind == "group" \
+            and any(cmd.room.same(r) for r in t.rooms):
+        return
+    raise Refused("not_creator", table=t.id)
 
 
 def _require_seat(t: Table, cmd: TableCommand) -> int:
@@ -187,6 +196,12 @@ def _require_seat(t: Table, cmd: TableCommand) -> int:
 
 def _join(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     t = b.t
+    if cmd.args.get("link") and (t.status == RUNNING or t.seat_of(cmd.actor) is not None):
+        # A deep link (/start <table>) opened by a seated player: show their hand (or, in the lobby,
+        # remind them they are seated); no event.  In a running match it is /hand.
+        _require_status(t, LOBBY, RUNNING)
+        _require_seat(t, cmd)
+        return
     _require_status(t, LOBBY)
     if cmd.actor is None:
         raise Refused("no_actor")
@@ -232,6 +247,44 @@ def _cancel(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     _require_status(t, LOBBY, RUNNING)
     _require_creator(t, cmd)
     b.emit(TableCancelled(by=cmd.actor))
+
+
+def _kick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+    t = b.t
+    _require_status(t, LOBBY, RUNNING)
+    _require_creator(t, cmd)
+    n = cmd.args.get("seat")
+    seat = n - 1 if isinstance(n, int) and not isinstance(n, bool) else -1
+    if not 0 <= seat < len(t.seats) or (t.status == RUNNING and not t.seats[seat].human):
+        # A running match's AI seat cannot be freed: it would have no one to play it.
+        raise Refused("bad_seat", table=t.id, seat=n, seats=len(t.seats))
+    assert cmd.actor is not None
+    player = t.seats[seat].player if t.seats[seat].human else None
+    level = ctx.bot_level if t.status == RUNNING else None
+    b.emit(PlayerKicked(seat=seat, player=player, by=cmd.actor, level=level))
+
+
+def _set(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+    t = b.t
+    _require_status(t, LOBBY)
+    _require_creator(t, cmd)
+    assert cmd.actor is not None
+    changes = dict(cmd.args.get("options") or {})
+    turn = changes.pop("turn", t.turn_seconds)
+    if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
+        raise Refused("bad_options", reason=f"turn={turn}")
+    options = {**t.options, **changes}
+    players = cmd.args.get("players")
+    if players is not None:
+        max_seats = _seat_count(t.game, options, players)
+    else:
+        try:  # the seats stay as they were if the new options allow them, else the most they allow
+            max_seats = _seat_count(t.game, options, t.max_seats)
+        except Refused:
+            max_seats = _seat_count(t.game, options, None)
+    if max_seats < len(t.seats):
+        raise Refused("seats_taken", table=t.id, seated=len(t.seats), seats=max_seats)
+    b.emit(OptionsChanged(options=options, max_seats=max_seats, turn_seconds=float(turn), by=cmd.actor))
 
 
 def _play_move(b: _Builder, seat: int, move: str, cause: str) -> None:
@@ -306,4 +359,5 @@ def _tick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
 _HANDLERS: dict[str, Callable[[_Builder, TableCommand, Context], None]] = {
     "new": _create, "play": _create, "join": _join, "leave": _leave, "bots": _bots, "start": _start,
     "cancel": _cancel, "move": _move, "action": _action, "hand": _hand, "replay": _replay, "tick": _tick,
+    "kick": _kick, "set": _set,
 }

@@ -23,7 +23,9 @@ from service.events import (
     MatchFinished,
     MatchStarted,
     MovePlayed,
+    OptionsChanged,
     PlayerJoined,
+    PlayerKicked,
     PlayerLeft,
     RoomAttached,
     SeatTakenByBot,
@@ -33,7 +35,7 @@ from service.events import (
 from service.identities import Player, Room
 from service.tables.decide import Decision, Refused
 from service.tables.state import FINISHED, RUNNING, Table
-from service.tokens import issue
+from service.tokens import issue_many
 
 
 def _person(p: Player) -> str:
@@ -86,7 +88,29 @@ def _line(after: Table, event: Event) -> text.Item | None:
                       commitment=after.commitment or "")
     if isinstance(event, TableCancelled):
         return text.t("table.cancelled", name=_person(event.by))
+    if isinstance(event, PlayerKicked):
+        name: text.Item = text.t("table.bot_name", n=event.seat + 1)
+        if event.player is not None:
+            name = _person(event.player)
+        key = "table.kicked" if event.level is None else "table.kicked_bot"
+        return text.t(key, name=name, by=_person(event.by))
+    if isinstance(event, OptionsChanged):
+        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                 for k, v in sorted(event.options.items())]
+        return text.t("table.options_changed", options=" ".join(words) or "-", seats=event.max_seats,
+                      turn=int(event.turn_seconds) if event.turn_seconds == int(event.turn_seconds)
+                      else event.turn_seconds)
     return None
+
+
+def turn_deadline(t: Table) -> float | None:
+    """When the person to move runs out of time (unix seconds), or None (no timer, an AI's turn)."""
+    if t.status != RUNNING or t.turn_seconds <= 0:
+        return None
+    mover = t.to_move()
+    if mover is None or not t.seats[mover].human:
+        return None
+    return t.turn_since + t.turn_seconds
 
 
 Wire = dict[str, Any]
@@ -106,13 +130,15 @@ class _Out:
     def __init__(self, cmd: TableCommand, table: str | None, version: int, game: str | None) -> None:
         self.cmd, self.table, self.version, self.game = cmd, table, version, game
         self.messages: list[Wire] = []
+        self.deadline: float | None = None  # the turn's deadline, for every message (see Message)
+        self.code: str | None = None  # a refusal's code, for its reply
 
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
             view: dict[str, Any] | None = None, actions: list[Wire] | None = None) -> None:
         self.messages.append({
             "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
             "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
-            "view": view, "actions": actions or []})
+            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code})
 
 
 def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str) -> None:
@@ -124,9 +150,8 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str) ->
     lines: list[text.Item] = [text.view(names(t))]
     if t.status == RUNNING and t.to_move() == seat:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
-        v = t.version
-        actions = [{"move": m, "token": issue(secret, table=t.id, seat=seat, version=v, move=m), "label": ""}
-                   for m in moves]
+        tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
+        actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
         lines.append(text.t("table.your_turn"))
     out.add(_to(player=player), locale, "hand", lines, view, actions)
 
@@ -142,6 +167,7 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     if t is None:
         return []
     out = _Out(cmd, t.id, t.version, t.game)
+    out.deadline = turn_deadline(t)
     if d.events:
         over = any(isinstance(e, MatchFinished) for e in d.events)
         lines = [line for e in d.events if (line := _line(t, e)) is not None]
@@ -159,9 +185,13 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
-            asked = cmd.name == "hand" and cmd.actor is not None and cmd.actor.same(seat.player)
+            # /hand, or a deep link (/start <table>: a join) of a seated player, sends the hand again.
+            asked = cmd.name in ("hand", "join") and cmd.actor is not None and cmd.actor.same(seat.player)
             if started or asked or (d.events and seat_no == mover):
                 _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd))
+    if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
+        # A seated player opened the table's link before the match began: tell them so.
+        out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
     for e in d.events:
         # The person whose turn the timer played is told so in private, and when they lose the seat.
         if isinstance(e, MovePlayed) and e.cause == "timeout":
@@ -193,6 +223,7 @@ def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -
     """The one reply a refused command gets (its stream stays untouched)."""
     game = table.game if table else None
     out = _Out(cmd, table.id if table else cmd.table, table.version if table else 0, game)
+    out.code = refused.code
     out.add(reply_to(cmd), cmd.locale, "reply", [refusal_line(refused, game)])
     return out.messages
 

@@ -14,7 +14,9 @@ from service.events import (
     MatchFinished,
     MatchStarted,
     MovePlayed,
+    OptionsChanged,
     PlayerJoined,
+    PlayerKicked,
     PlayerLeft,
     RoomAttached,
     SeatTakenByBot,
@@ -96,7 +98,7 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
         seats = table.seats if timeouts == seat.timeouts else _with_seat(
             table.seats, event.seat, replace(seat, timeouts=timeouts))
         state = (play or engine.play)(table.engine, event.move)
-        return replace(table, version=table.version + 1, engine=state, seats=seats, turn_since=at)
+        return _replace(table, version=table.version + 1, engine=state, seats=seats, turn_since=at)
     t = replace(table, version=table.version + 1)
     if isinstance(event, RoomAttached):
         return replace(t, rooms=(*t.rooms, event.room))
@@ -118,7 +120,24 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
         return replace(t, status=FINISHED, result=event.result)
     if isinstance(event, TableCancelled):
         return replace(t, status=CANCELLED)
+    if isinstance(event, PlayerKicked):
+        if event.level is None:
+            return replace(t, seats=t.seats[:event.seat] + t.seats[event.seat + 1:])
+        seats = _with_seat(t.seats, event.seat, replace(t.seats[event.seat], bot=event.level))
+        return replace(t, seats=seats)
+    if isinstance(event, OptionsChanged):
+        return replace(t, options=dict(event.options), max_seats=event.max_seats,
+                       turn_seconds=event.turn_seconds)
     raise ValueError(f"unknown event {type(event).__name__}")
+
+
+def _replace(t: Table, **changes: Any) -> Table:
+    """``dataclasses.replace`` for the hot path: the same new frozen table, without re-running
+    ``__init__`` over every field (Table has no ``__post_init__`` to skip)."""
+    new = object.__new__(Table)
+    new.__dict__.update(t.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _with_seat(seats: tuple[Seat, ...], i: int, seat: Seat) -> tuple[Seat, ...]:

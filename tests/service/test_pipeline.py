@@ -102,6 +102,27 @@ async def test_refusal_malformed_options(h):
     assert await h.gateway.table_of(GROUP) is None
 
 
+async def test_join_right_after_new_before_any_worker_runs_is_accepted(h):
+    # The gateway points the room at the new table itself: the /join finds it at once.
+    await h.gateway.submit("/new cinquillo", user=ANA, room=GROUP)
+    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    msgs = await h.settle()
+    assert not [m for m in msgs if m.kind == "reply"]
+    table = await h.table_of()
+    stored = await history(h.worker.store, table)
+    assert [type(s.event).__name__ for s in stored][-1] == "PlayerJoined"
+    assert [s.event.player.user for s in stored if type(s.event).__name__ == "PlayerJoined"] == ["1", "2"]
+
+
+async def test_a_refused_new_leaves_the_room_on_its_table(h):
+    table = await lobby(h, ANA, BEA)
+    msgs = await h.send(ANA, "/new cinquillo colour=red")
+    assert reply(msgs).startswith(translate("en", "refusal.bad_options", reason="")[:10])
+    assert await h.gateway.table_of(GROUP) == table
+    msgs = await h.send(ANA, "/start")
+    assert not [m for m in msgs if m.kind == "reply"]
+
+
 async def test_refusal_syntax_error_never_reaches_a_stream(h, any_redis):
     await h.send(ANA, "/bots many")
     for key in h.keys.all_commands():
@@ -238,8 +259,12 @@ async def test_in_a_private_chat_a_person_at_one_table_means_that_table(h):
     await h.send(ANA, "/start")
     msgs = await h.send(BEA, "/hand", room=private(BEA))
     assert [m.kind for m in to(msgs, BEA)] == ["hand"]
-    await h.send(ANA, "/new 535", room=OTHER_GROUP)  # Ana now sits at two tables: ambiguous
+    await h.send(ANA, "/new 535", room=OTHER_GROUP)  # Ana sits at two tables: /hand means the running one
     msgs = await h.send(ANA, "/hand", room=private(ANA))
+    assert [m.kind for m in to(msgs, ANA)] == ["hand"]
+    await h.send(CAL, "/join", room=OTHER_GROUP)
+    await h.send(CAL, "/new cinquillo", room=GROUP)  # Cal sits at two lobbies: ambiguous
+    msgs = await h.send(CAL, "/join", room=private(CAL))
     assert reply(msgs) == translate("en", "refusal.no_table_here")
 
 

@@ -12,12 +12,12 @@ press — the second click of a double click is answered "already done" and neve
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery
 
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
-from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of, room_of
 from adapters.telegram.render import MAIN, PLATFORM, settings_content
 from service.gateway import Gateway
 from service.i18n import translate
@@ -63,7 +63,8 @@ async def move_handler(cq: CallbackQuery, gateway: Gateway, platform_state: Plat
     return cq.answer(translate(locale, "tg.alert.played", move=_label(cq)))
 
 
-async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gateway) -> AnswerCallbackQuery:
+async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gateway,
+                        bot: Bot) -> AnswerCallbackQuery:
     """Join, Leave, Add AI, Start, Cancel: the chat commands, sent for the presser; Settings explains."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
@@ -73,10 +74,12 @@ async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gatewa
     if await gateway.table_of(room) != callback_data.table:
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
     if callback_data.op not in LOBBY_COMMANDS:
-        # The service has no command to change the options of an open lobby (reported).
+        # Settings: the options of an open lobby are changed with /set (explained in the alert).
         return cq.answer(translate(locale, "tg.lobby_settings"), show_alert=True)
+    moderator = callback_data.op in MODERATED and await is_moderator(bot, cq.message.chat, cq.from_user)
     await gateway.submit(LOBBY_COMMANDS[callback_data.op], user=player, room=room,
-                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
+                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}",
+                         moderator=moderator)
     return cq.answer(translate(locale, "tg.alert.sent"))
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of, room_of
 from adapters.telegram.render import PLATFORM, Content, Post, games_content
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
@@ -72,12 +72,19 @@ async def stats_handler(message: Message, gateway: Gateway, platform_state: Plat
                          language_code=language, command_id=_command_id(message) + ":u")
 
 
-async def command_handler(message: Message, gateway: Gateway, platform_state: PlatformState) -> None:
-    """Every other command goes to the service (plain chat in a group is not for the bot)."""
+async def command_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
+                          bot: Bot) -> None:
+    """Every other command goes to the service (plain chat in a group is not for the bot).  For the
+    commands of a table's creator, Telegram is asked whether the sender is a group admin."""
     assert message.from_user is not None
     language = await _language(message, platform_state)
+    try:
+        name = parse_command(message.text or "").name
+    except ProtocolError:
+        name = ""
+    moderator = name in MODERATED and await is_moderator(bot, message.chat, message.from_user)
     await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
-                         language_code=language, command_id=_command_id(message))
+                         language_code=language, command_id=_command_id(message), moderator=moderator)
 
 
 def router() -> Router:

@@ -203,7 +203,8 @@ class FakeTelegram:
                           can_delete_messages=True,
                           can_manage_video_chats=True, can_restrict_members=True, can_promote_members=False,
                           can_change_info=True, can_invite_users=True, can_post_stories=False,
-                          can_edit_stories=False, can_delete_stories=False)
+                          can_edit_stories=False, can_delete_stories=False,
+                          can_send_welcome_messages=False)  # required by aiogram 3.31's model
         return 200, member
 
     def _m_setWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:

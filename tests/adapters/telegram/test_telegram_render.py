@@ -88,3 +88,15 @@ def test_a_hand_tells_what_the_others_played_since_the_readers_last_move():
     view["history"] = [*history[:2], {"seat": 0, "move": "4o"}, {"seat": 1, "move": "6e"}]
     [op] = route(msg(Recipient(player=ANA), "hand", view, actions), bot_username="b").ops
     assert op.content.text == "hello"
+
+
+def test_the_time_left_comes_from_the_services_deadline():
+    view = {"game": "cinquillo", "to_move": 2}
+    timed = msg(Recipient(room=GROUP), "table", view).model_copy(update={"deadline": 1030.0})
+    [op] = route(timed, bot_username="cinqbot", now=1010.0, written_at=1000.0, turn_seconds=60).ops
+    assert isinstance(op, Show) and op.content.text.endswith("⏳ 20 s to move")
+    # The service says there is no deadline (no timer, or an AI player's turn): no time is shown.
+    wire = msg(Recipient(room=GROUP), "table", view).model_dump()
+    untimed = Message.model_validate({**wire, "deadline": None})
+    [op] = route(untimed, bot_username="cinqbot", now=1010.0, written_at=1000.0, turn_seconds=60).ops
+    assert isinstance(op, Show) and "⏳" not in op.content.text

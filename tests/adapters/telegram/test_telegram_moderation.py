@@ -1,0 +1,54 @@
+"""Group admins (Telegram's getChatMember) may start, cancel and kick like the table's creator."""
+
+from __future__ import annotations
+
+from service.i18n import translate
+from service.identities import Room
+from service.tables.repository import history
+from tests.adapters.telegram.support import GROUP_ID, World, person
+
+ANA = person(31, "Ana", "en")
+BEA = person(32, "Bea", "en")
+CAL = person(33, "Cal", "en")
+DAN = person(34, "Dan", "es")  # an admin of the group, not at the table
+GROUP_ROOM = Room(platform="telegram", chat=str(GROUP_ID), kind="group")
+
+
+def _texts(w: World) -> list[str]:
+    return [c.params.get("text", "") for c in w.fake.calls_to(GROUP_ID)]
+
+
+async def test_a_group_admin_starts_and_kicks_a_member_cannot(fake_redis):
+    async with World(fake_redis) as w:
+        w.fake.admins.add((GROUP_ID, DAN.id))
+        for p in (ANA, BEA):
+            await w.say(p, "/start")
+        await w.say(ANA, "/new cinquillo", chat=GROUP_ID)
+        await w.quiet()
+        lobby, join = w.button(GROUP_ID, "lb:join")
+        await w.press(BEA, lobby, join)
+        await w.quiet()
+        table = await w.tg.gateway.table_of(GROUP_ROOM)
+        # Cal is neither the creator nor an admin: his Start is refused, the table untouched.
+        before = len(await history(w.workers[0].store, table))
+        lobby, start = w.button(GROUP_ID, "lb:start")
+        await w.press(CAL, lobby, start)
+        await w.quiet()
+        assert len(await history(w.workers[0].store, table)) == before
+        assert translate("en", "refusal.not_creator") in _texts(w)
+        # Dan administers the group: his Start starts the match, his /kick gives Bea's seat to an AI.
+        await w.press(DAN, lobby, start)
+        await w.quiet()
+        assert any(type(s.event).__name__ == "MatchStarted" for s in await history(w.workers[0].store, table))
+        await w.say(DAN, "/expulsar 2", chat=GROUP_ID)
+        await w.quiet()
+        # (The group's table message is edited in place: the AI's next move may replace the line.)
+        [kick] = [s.event for s in await history(w.workers[0].store, table)
+                  if type(s.event).__name__ == "PlayerKicked"]
+        assert kick.by.name == "Dan" and kick.player.name == "Bea" and kick.level
+        # A member's /cancel is refused; no admin check is made for a command anyone may send.
+        calls = len(w.fake.calls)
+        await w.say(CAL, "/cancel", chat=GROUP_ID)
+        await w.quiet()
+        assert [c for c in w.fake.calls[calls:] if c.method == "getChatMember"]
+        assert _texts(w).count(translate("en", "refusal.not_creator")) == 2
