@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from service.commands import TableCommand
 from service.i18n import pick_locale, translate
 from service.i18n.reasons import error_text
@@ -24,6 +26,10 @@ from service.protocol import ProtocolError, parse_command
 from service.settings import Settings
 from service.tokens import TokenError, open_token
 
+# The argument of /new and /play with the table the room showed before (see ``submit``).
+ROOM_WAS = "room_was"
+# The events after which a table's match runs (also PlayerKicked with a level: an AI took the seat).
+_RUNNING_AFTER = frozenset({"MatchStarted", "MovePlayed", "SeatTakenByBot"})
 # How long an adapter's command id is remembered, to answer a duplicate delivery without acting.
 SEEN_TTL_S = 24 * 3600
 
@@ -66,26 +72,32 @@ class Gateway:
         """The outbox stream of replies that concern no table (they are addressed to a room)."""
         return self.keys.outbox(self.keys.bucket(f"{room.platform}:{room.chat}"))
 
-    async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None) -> None:
-        """Answer in the room at once, through the outbox like every other message."""
+    async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
+                    code: str | None = None) -> None:
+        """Answer in the room at once, through the outbox like every other message (``code``: a
+        refusal's machine-readable code)."""
         # Off the worker's hot path: the gateway writes its few replies already in words.
         msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room), locale=locale,
-                      kind="reply", text=text)
+                      kind="reply", text=text, code=code)
         await self.redis.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
-                     language_code: str | None = None, command_id: str | None = None) -> str:
+                     language_code: str | None = None, command_id: str | None = None,
+                     moderator: bool = False) -> str:
         """Hand one input of a person to the service; returns the command id.
 
         ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
-        submission with the same id is answered as a duplicate and not acted on.
+        submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
+        platform says this person moderates the room (a group admin), so they may start, add AI
+        players, change the options, kick and cancel like the table's creator.
         """
         cid = command_id or new_command_id()
         locale = await self.locale_of(user, language_code)
         if command_id is not None:
             first = await self.redis.set(self.keys.seen(cid), 1, nx=True, ex=SEEN_TTL_S)
             if not first:
-                await self.reply(f"{cid}:dup", room, locale, translate(locale, "refusal.duplicate"))
+                await self.reply(f"{cid}:dup", room, locale, translate(locale, "refusal.duplicate"),
+                                 code="duplicate")
                 return cid
         if token is not None:
             return await self._action(cid, token, user, room, locale)
@@ -95,7 +107,7 @@ class Gateway:
             # Plain chat in a group is not for us; a command for another bot is not either.
             if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
                 return cid
-            await self.reply(cid, room, locale, error_text(locale, e))
+            await self.reply(cid, room, locale, error_text(locale, e), code=e.code)
             return cid
         name, args = parsed.name, dict(parsed.args)
         if name == "help":
@@ -118,13 +130,24 @@ class Gateway:
             return cid
         if name in ("new", "play"):
             table = new_table_id()
+            # The room shows the new table at once, so that a /join sent right after the /new finds
+            # it before any worker has run (the worker writes the same derived index after the
+            # append).  If the worker refuses the /new, it puts back the table the room showed.
+            was = await self.redis.set(self.keys.room(room.platform, room.chat), table, get=True)
+            if was is not None:
+                args[ROOM_WAS] = was.decode() if isinstance(was, bytes) else was
         elif name == "replay":
             table = args["table"]
         elif name == "start" and args.get("payload"):
-            # A deep link (t.me/<bot>?start=<table>) invites into a table: it is a join.
+            # A deep link (t.me/<bot>?start=<table>) invites into a table: it is a join (or, for a
+            # player already seated, their hand again: see ``decide``).
             name, table = "join", args["payload"]
+            args["link"] = True
         else:
             found = await self.table_of(room)
+            if name == "hand" and room.kind == "private":
+                # In a private chat /hand is for the table the person plays at, not the chat's own.
+                found = await self._playing(user) or found
             if found is None and room.kind == "private":
                 # In a private chat, a person sitting at exactly one table means that table.
                 tables = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
@@ -132,19 +155,43 @@ class Gateway:
                     only = next(iter(tables))
                     found = only.decode() if isinstance(only, bytes) else only
             if found is None:
-                await self.reply(cid, room, locale, translate(locale, "refusal.no_table_here"))
+                await self.reply(cid, room, locale, translate(locale, "refusal.no_table_here"),
+                                 code="no_table_here")
                 return cid
             table = found
         args.pop("payload", None)
         await self._send(TableCommand(id=cid, table=table, name=name, args=args, actor=user, room=room,
-                                      locale=locale, at=self.clock()))
+                                      locale=locale, at=self.clock(), moderator=moderator))
         return cid
+
+    async def _playing(self, user: Player) -> str | None:
+        """The table a person plays at: of their tables (derived index) the running one, the most
+        recently active if several (the last event of each stream tells both); None if none runs."""
+        raw = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
+        tables = sorted(t.decode() if isinstance(t, bytes) else t for t in raw)
+        if not tables:
+            return None
+        pipe = self.redis.pipeline(transaction=False)
+        for t in tables:
+            pipe.xrevrange(self.keys.events(t), count=1)
+        best: tuple[float, str] | None = None
+        for t, last in zip(tables, await pipe.execute(), strict=True):
+            if not last:
+                continue
+            fields = last[0][1]
+            env = orjson.loads(fields.get(b"e") or fields.get("e") or b"{}")
+            running = env.get("type") in _RUNNING_AFTER or (
+                env.get("type") == "PlayerKicked" and (env.get("data") or {}).get("level"))
+            if running and (best is None or env.get("at", 0.0) >= best[0]):
+                best = (float(env.get("at", 0.0)), t)
+        return best[1] if best else None
 
     async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str) -> str:
         try:
             claims = open_token(self.secrets, token)
         except TokenError as e:
-            await self.reply(cid, room, locale, translate(locale, f"refusal.token_{e.code}"))
+            await self.reply(cid, room, locale, translate(locale, f"refusal.token_{e.code}"),
+                             code=f"token_{e.code}")
             return cid
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))

@@ -15,14 +15,14 @@ version is still the table's current one (staleness) is the service's check, not
 
 from __future__ import annotations
 
-import base64
+import binascii
 import hashlib
 import hmac
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["MAX_BYTES", "Claims", "TokenError", "issue", "open_token"]
+__all__ = ["MAX_BYTES", "Claims", "TokenError", "issue", "issue_many", "open_token"]
 
 MAX_BYTES = 64
 """Telegram's limit on callback data; tokens for tables and moves of up to 12 characters fit."""
@@ -35,6 +35,8 @@ _DIGITS36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _TABLE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _RAW_MOVE_RE = re.compile(r"[A-Za-z0-9]+( [A-Za-z0-9]+)*")
 _MAC_RE = re.compile(r"[A-Za-z0-9_-]{22}")
+_KEYED: dict[bytes, hmac.HMAC] = {}  # secret -> HMAC state after _DOMAIN (a few secrets at most)
+_URLSAFE = bytes.maketrans(b"+/", b"-_")  # base64 -> base64url
 _MAX_TOKEN = 256  # longer than anything issue() makes for sane inputs: refuse before any work
 
 
@@ -99,8 +101,16 @@ def _decode_move(text: str) -> str:
 
 
 def _mac(secret: bytes, body: str) -> str:
-    digest = hmac.new(secret, _DOMAIN + body.encode("ascii"), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest[:_MAC_BYTES]).rstrip(b"=").decode("ascii")
+    # The keyed state after the domain prefix is computed once per secret and copied per token.
+    keyed = _KEYED.get(secret)
+    if keyed is None:
+        if len(_KEYED) >= 16:  # a service has one or two secrets; tests may make many
+            _KEYED.clear()
+        keyed = _KEYED[secret] = hmac.new(secret, _DOMAIN, hashlib.sha256)
+    h = keyed.copy()
+    h.update(body.encode("ascii"))
+    digest = h.digest()
+    return binascii.b2a_base64(digest[:_MAC_BYTES], newline=False)[:_MAC_CHARS].translate(_URLSAFE).decode()
 
 
 def issue(secret: bytes, *, table: str, seat: int, version: int, move: str) -> str:
@@ -110,6 +120,12 @@ def issue(secret: bytes, *, table: str, seat: int, version: int, move: str) -> s
     ``move`` is a canonical move (``pass``, a card such as ``10c``, ``play 7 7``, ``add 2 7``).
     Raises ValueError for anything else, or an empty secret.
     """
+    return issue_many(secret, table=table, seat=seat, version=version, moves=[move])[0]
+
+
+def issue_many(secret: bytes, *, table: str, seat: int, version: int, moves: Sequence[str]) -> list[str]:
+    """The tokens of several moves by one seat at one version (:func:`issue` for each, with the
+    checks of the table, seat and version done once)."""
     if not isinstance(secret, bytes) or not secret:
         raise ValueError("the token secret must be non-empty bytes")
     if not isinstance(table, str) or not _TABLE_RE.fullmatch(table):
@@ -117,13 +133,18 @@ def issue(secret: bytes, *, table: str, seat: int, version: int, move: str) -> s
     for name, value in (("seat", seat), ("version", version)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an int >= 0, not {value!r}")
-    if not isinstance(move, str):
-        raise ValueError(f"move must be a str, not {type(move).__name__}")
-    body = f"{_FORMAT}{table}.{_b36(seat)}.{_b36(version)}.{_encode_move(move)}"
-    # Round-trip check: an encoding that would not decode to the same move must never be signed.
-    if _decode_move(body.split(".", 3)[3]) != move:
-        raise ValueError(f"cannot put the move {move!r} in a token")
-    return f"{body}.{_mac(secret, body)}"
+    prefix = f"{_FORMAT}{table}.{_b36(seat)}.{_b36(version)}."
+    out = []
+    for move in moves:
+        if not isinstance(move, str):
+            raise ValueError(f"move must be a str, not {type(move).__name__}")
+        encoded = _encode_move(move)
+        # Round-trip check: an encoding that would not decode to the same move must never be signed.
+        if _decode_move(encoded) != move:
+            raise ValueError(f"cannot put the move {move!r} in a token")
+        body = prefix + encoded
+        out.append(f"{body}.{_mac(secret, body)}")
+    return out
 
 
 def open_token(secrets: Sequence[bytes], token: str) -> Claims:

@@ -42,7 +42,9 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
         deadline = time.monotonic() + 60
         tables: list[str] = []
         while time.monotonic() < deadline and len(tables) < TABLES:
-            tables = [t for r in rooms if (t := await gw.table_of(r))]
+            # The gateway points a room at its new table at once: wait for the tables themselves.
+            tables = [t for r in rooms
+                      if (t := await gw.table_of(r)) and await real_redis.xlen(gw.keys.events(t))]
             await asyncio.sleep(0.05)
         assert len(tables) == TABLES
         for p, room in zip(people, rooms, strict=True):

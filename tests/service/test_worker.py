@@ -197,3 +197,31 @@ async def test_snapshots_are_written_every_n_events_and_used_to_load(any_redis, 
 
     full = fold(table, None, await h.events(table))
     assert fresh.version == full.version and fresh.result == full.result
+
+
+async def test_a_join_read_before_its_tables_creation_waits_for_it_instead_of_being_refused(any_redis):
+    # Two workers share a command stream: the /join can reach one before the other appended /new.
+    h = Harness(any_redis, workers=2)
+    first, second = h.workers
+    await first.setup()
+    await h.gateway.submit("/new cinquillo", user=ANA, room=GROUP)
+    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    entries = await first.read(block=False)
+    new_entry, join_entry = sorted(entries, key=lambda e: json.loads(e.raw)["name"] != "new")
+    await second.process([join_entry])  # the table does not exist yet: the join waits
+    table = await h.table_of()
+    assert await h.events(table) == []
+    await first.process([new_entry])
+    await second.drain()
+    kinds = [type(decode(e).event).__name__ for e in await h.events(table)]
+    assert kinds.count("PlayerJoined") == 2  # the creator and then Bea: the join was not lost
+    assert not [m for m in to(await h.collect(), GROUP) if m.kind == "reply" and m.code == "no_table"]
+
+
+async def test_a_command_for_a_table_that_never_appears_is_refused_after_its_wait(any_redis):
+    h = Harness(any_redis)
+    await h.gateway.submit("/replay nosuchtable", user=ANA, room=GROUP)
+    await h.worker.drain()
+    [reply] = [m for m in to(await h.collect(), GROUP) if m.kind == "reply"]
+    assert reply.code == "no_table"
+    assert await h.events("nosuchtable") == []
