@@ -6,6 +6,7 @@
 - ``cinq worker``: a worker alone (with its health/metrics endpoint).
 - ``cinq verify <table>``: replay a finished table from its events and check its deal.
 - ``cinq reindex``: rebuild the derived indexes from the event streams.
+- ``cinq tables | inspect <table> | dead-letters | trim``: operator commands (:mod:`service.operator`).
 - ``cinq <adapter> [args]``: any other installed adapter run alone (``cinq telegram``, ``cinq webhook``).
 
 Adapters plug in through entry points (group ``cinq.adapters``), so that this module, part of the
@@ -21,12 +22,14 @@ import sys
 from importlib.metadata import entry_points
 from typing import Any
 
-from service import logs
+from service import logs, operator
 from service.health import make_app, start
 from service.runtime import build
 from service.settings import Settings
 
 ADAPTERS_GROUP = "cinq.adapters"
+# How long `cinq serve` waits for the adapters to flush on SIGTERM (compose waits 30 s before SIGKILL).
+SHUTDOWN_WAIT_S = 10.0
 
 
 def _adapter(name: str) -> Any:
@@ -48,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="replay a finished table and check its deal")
     verify.add_argument("table")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
+    operator.add_parsers(sub)  # tables, inspect, dead-letters, trim
     return p
 
 
@@ -55,10 +59,19 @@ async def _serve(settings: Settings, adapters: bool) -> int:
     """Run a worker (and the adapters) until SIGTERM/SIGINT; the command in hand is finished."""
     rt = build(settings)
     loop = asyncio.get_running_loop()
+    tasks: list[asyncio.Task[Any]] = []
+
+    def stop() -> None:
+        # Input stops at once: an adapter stops receiving when cancelled, and flushes what it owes
+        # (the deliveries in hand) in its `finally`; the worker finishes the batch it holds.
+        rt.worker.stop.set()
+        for t in tasks[1:]:
+            t.cancel()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, rt.worker.stop.set)
+        loop.add_signal_handler(sig, stop)
     runner = await start(make_app(rt.redis, rt.metrics), settings.http_host, settings.http_port)
-    tasks = [asyncio.create_task(rt.worker.run())]
+    tasks.append(asyncio.create_task(rt.worker.run()))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
             if ep.name == "terminal":
@@ -69,6 +82,9 @@ async def _serve(settings: Settings, adapters: bool) -> int:
     finally:
         for t in tasks[1:]:
             t.cancel()
+        if tasks[1:]:
+            # Awaited, with a bound, so that their cleanup runs before the process exits.
+            await asyncio.wait(tasks[1:], timeout=SHUTDOWN_WAIT_S)
         await runner.cleanup()
     return 0
 
@@ -97,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cinq`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `cinq telegram ...`, `cinq webhook ...`: an installed adapter run alone, with its own arguments.
-    own = ("play", "serve", "worker", "verify", "reindex", "terminal")
+    own = ("play", "serve", "worker", "verify", "reindex", "terminal", *operator.COMMANDS)
     if argv and argv[0] not in own and not argv[0].startswith("-"):
         adapter = _adapter(argv[0])
         if adapter is not None:
@@ -117,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_serve(settings, adapters=args.command == "serve"))
     if args.command == "reindex":
         return asyncio.run(_reindex(settings))
+    if args.command in operator.COMMANDS:
+        return asyncio.run(operator.run(args, settings))
     return asyncio.run(_verify(settings, args.table))
 
 

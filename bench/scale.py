@@ -1,0 +1,202 @@
+"""Throughput of the pipeline with 1, 2 and 4 worker processes on one Redis, in one run.
+
+usage: bench/scale.py REDIS_URL [--tables 400] [--commands 8000] [--seconds 3] [--workers 1 2 4]
+                      [--cluster URL]
+
+For each worker count, on a clean key prefix (``bench:``, deleted before and after):
+
+1. the tables and their scripted moves are set up as ``bench/pipeline.py`` does (its helpers are
+   imported: two-person Cinquillo tables, moves scripted from the seed, no AI player, no timer);
+2. N ``cinq worker`` processes are started and left idle (their start-up is not timed);
+3. throughput: ``--commands`` scripted moves, in waves of one move per table (each wave written at
+   once), timed until every command shard has nothing left undelivered or unacknowledged; the share
+   of them that appended events is printed too (a refused move appends none);
+4. latency: moves are sent open-loop at half that rate for ``--seconds``; a command's latency runs from
+   its submission (its ``at``) to its first outbox entry, whose id is the Redis clock when the append's
+   Lua call wrote it (same host, same clock).
+
+Prints one table.  Cluster rows need a worker that reads per shard (see docs/service.md): without
+``--cluster`` the row says "not yet supported"; with it, too, for now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import redis.asyncio as aioredis
+
+from bench.pipeline import PREFIX, _clean, next_commands, setup_tables, xadd_all
+from service import logs
+from service.settings import Settings
+from service.worker import Worker
+
+BUCKETS, SHARDS = 1024, 4
+
+
+def _settings(url: str) -> Settings:
+    return Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5,
+                    buckets=BUCKETS, command_shards=SHARDS)
+
+
+def spawn_workers(url: str, n: int) -> list[subprocess.Popen]:
+    """N ``cinq worker`` processes on the benchmark's prefix and settings."""
+    env = {**os.environ, "REDIS_URL": url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
+           "CINQ_BATCH": "256", "CINQ_BLOCK_MS": "5", "CINQ_BUCKETS": str(BUCKETS),
+           "CINQ_COMMAND_SHARDS": str(SHARDS), "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "ERROR"}
+    return [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM (the batch in hand is finished), then wait."""
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+async def _backlog(r: Any, settings: Settings) -> int:
+    """Commands not yet delivered (lag) or delivered and not acknowledged (pending), over all shards."""
+    total = 0
+    for key in Worker(r, settings).keys.all_commands():
+        for g in await r.xinfo_groups(key):
+            if _s(g["name"]) == settings.group:
+                total += int(g.get("lag") or 0) + int(g["pending"])
+    return total
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else v
+
+
+async def _wait_started(r: Any, settings: Settings, n: int, timeout: float = 120) -> None:
+    """Until N consumers are blocked reading (a worker is known to Redis once it has read)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        clients = await r.client_list()
+        if sum(1 for c in clients if c.get("cmd") == "xreadgroup") >= n:
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the workers did not start")
+
+
+async def _events(r: Any, worker: Worker, tables: dict[str, Any]) -> int:
+    """The number of events of the benchmark's tables (a refused move appends none)."""
+    pipe = r.pipeline(transaction=False)
+    for table in tables:
+        pipe.xlen(worker.keys.events(table))
+    return sum(await pipe.execute())
+
+
+async def _outbox_times(r: Any, worker: Worker, since_ms: int) -> dict[str, float]:
+    """Command id -> the time (s) of its first outbox entry written after ``since_ms``."""
+    first: dict[str, float] = {}
+    for b in range(worker.keys.buckets):
+        for mid, f in await r.xrange(worker.keys.outbox(b), min=f"{since_ms}-0"):
+            cid = _s(f[b"c"])
+            ms = int(_s(mid).split("-")[0])
+            if cid not in first or ms < first[cid] * 1000:
+                first[cid] = ms / 1000
+    return first
+
+
+async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
+                  seconds: float) -> dict[str, float]:
+    """Throughput and latency with ``n_workers`` worker processes (a fresh set of tables)."""
+    settings = _settings(url)
+    r = aioredis.from_url(url)
+    await _clean(r)
+    procs: list[subprocess.Popen] = []
+    try:
+        helper = Worker(r, settings, timers=False)
+        tables = await setup_tables(r, settings, n_tables, helper)
+        procs = spawn_workers(url, n_workers)
+        await _wait_started(r, settings, n_workers)
+        # Throughput: waves of one move per table, each wave written at once.  Several workers share
+        # a shard's consumer group, so two moves of one table queued together could be decided in
+        # the wrong order (the later one refused): a person, too, moves only after seeing the last.
+        events_before = await _events(r, helper, tables)
+        sent, t0 = 0, time.perf_counter()
+        while sent < n_commands:
+            wave = next_commands(tables, min(len(tables), n_commands - sent), helper.keys)
+            if not wave:
+                break
+            await xadd_all(r, wave, stamp=False)
+            sent += len(wave)
+            while await _backlog(r, settings):
+                await asyncio.sleep(0.002)
+        rate = sent / (time.perf_counter() - t0)
+        applied = (await _events(r, helper, tables) - events_before) / max(sent, 1)
+        # Latency: open-loop at half that rate.
+        planned = next_commands(tables, int(rate / 2 * seconds), helper.keys)
+        sent_at: dict[str, float] = {}
+        start_ms = int(time.time() * 1000) - 1
+        sent, t0 = 0, time.perf_counter()
+        while sent < len(planned):
+            due = min(int((time.perf_counter() - t0) * rate / 2), len(planned)) - sent
+            if due > 0:
+                now = time.time()  # xadd_all stamps the batch with time.time() as it starts
+                await xadd_all(r, planned[sent:sent + due], stamp=True)
+                sent_at.update((cmd.id, now) for _, _, cmd in planned[sent:sent + due])
+                sent += due
+            await asyncio.sleep(0.002)
+        deadline = time.monotonic() + 30
+        while await _backlog(r, settings) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        out = await _outbox_times(r, helper, start_ms)
+        lat = [max(out[c] - at, 0.0) for c, at in sent_at.items() if c in out]
+        q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [0.0] * 99
+        return {"workers": n_workers, "rate": rate, "p50": q[49] * 1000, "p99": q[98] * 1000,
+                "load": rate / 2, "measured": len(lat), "applied": applied}
+    finally:
+        stop_workers(procs)
+        await _clean(r)
+        await r.aclose()
+
+
+async def main(url: str, workers: list[int], n_tables: int, n_commands: int, seconds: float,
+               cluster: str | None) -> None:
+    """Run every row and print the table."""
+    logs.configure("WARNING")
+    rows = []
+    for n in workers:
+        print(f"... {n} worker process(es)", file=sys.stderr)
+        rows.append(await one_row(url, n, n_tables, n_commands, seconds))
+    print(f"one Redis ({url}), {n_tables} tables, {n_commands} commands per throughput run, "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'workers':>7} | {'commands/s':>10} | {'applied':>7} | {'latency at':>10} | {'p50 ms':>7} | "
+          f"{'p99 ms':>7}")
+    print(f"{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 7}")
+    for row in rows:
+        # "applied": events appended per command sent (a move is one event, a last move two; a
+        # refusal none), so that refused moves cannot pass for throughput.
+        print(f"{row['workers']:>7} | {row['rate']:>10.0f} | {row['applied']:>7.0%} | "
+              f"{row['load']:>8.0f}/s | {row['p50']:>7.2f} | {row['p99']:>7.2f}")
+    # Not yet: a worker's single XREADGROUP over every command shard crosses Cluster slots.
+    print("cluster: not yet supported" + (f" ({cluster} not used)" if cluster else ""))
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("redis_url", nargs="?", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    p.add_argument("--tables", type=int, default=400)
+    p.add_argument("--commands", type=int, default=8000)
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--cluster", default=None, help="a Redis Cluster URL (rows not yet supported)")
+    a = p.parse_args()
+    asyncio.run(main(a.redis_url, a.workers, a.tables, a.commands, a.seconds, a.cluster))
