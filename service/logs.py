@@ -9,6 +9,17 @@ from typing import Any
 import structlog
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is when a line is logged, not when logging was configured:
+    a test runner (or a daemon manager) may swap the stream, and a closed one must not break us."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure(level: str = "INFO", stream: Any = None) -> None:
     """Log JSON lines at ``level`` and above to ``stream`` (stderr by default).
 
@@ -21,7 +32,7 @@ def configure(level: str = "INFO", stream: Any = None) -> None:
             structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(stream or _CurrentStderr()),
         cache_logger_on_first_use=False,
     )
 
