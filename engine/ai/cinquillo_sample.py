@@ -18,21 +18,12 @@ from typing import Any
 
 from engine.ai.cinquillo_belief import log_likelihood
 from engine.ai.infoset import CinquilloInfo, cinquillo_history, cinquillo_table
-from engine.cinquillo import PASS, CinquilloState, codes_of
+from engine.cinquillo import PASS, CinquilloState, cards_of, codes_of
 from engine.cinquillo.snapshot import VERSION
 from engine.rules import rules_for
 
 #: greedy attempts before the exact (Hall-checked) deal takes over
 GREEDY_TRIES = 8
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class CinquilloSampler:
@@ -53,7 +44,7 @@ class CinquilloSampler:
         # allowed[c]: bit mask of the seats that may hold card c
         self.free: list[int] = []
         self.constrained: list[tuple[int, int]] = []
-        for c in _bits(self.pool_mask):
+        for c in cards_of(self.pool_mask):
             allowed = sum(1 << s for s in self.others if not info.voids[s] >> c & 1)
             if allowed == 0:
                 raise ValueError(f"no seat can hold the card {c}: contradictory constraints")
