@@ -143,6 +143,10 @@ class OutboundMessage(BaseModel):
     text: str
     buttons: list[Button]
     view: dict[str, Any] | None
+    deadline: float | None = Field(default=None, description="when the turn of the player to move "
+                                   "runs out (unix seconds), for a countdown; null without a turn timer")
+    code: str | None = Field(default=None, description="for a refusal: its machine-readable reason, "
+                             "e.g. stale_token or not_your_turn")
 
     @classmethod
     def of(cls, msg: Message) -> OutboundMessage:
@@ -156,5 +160,5 @@ class OutboundMessage(BaseModel):
             to = ToUser(user=UserRef(id=msg.to.player.user))
             platform = msg.to.player.platform
         return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
-                   locale=msg.locale, text=msg.text, view=msg.view,
+                   locale=msg.locale, text=msg.text, view=msg.view, deadline=msg.deadline, code=msg.code,
                    buttons=[Button(label=a.label, token=a.token) for a in msg.actions])
