@@ -9,7 +9,7 @@ from typing import Any
 from service.gateway import Gateway
 from service.keys import Keys
 from service.metrics import Metrics
-from service.settings import Settings
+from service.settings import DEV_SECRET, Settings
 from service.worker import Worker
 
 
@@ -17,6 +17,10 @@ def connect(settings: Settings) -> tuple[Any, bool]:
     """A ``redis.asyncio`` client for ``REDIS_URL``, or an embedded fakeredis (and True) without it."""
     if settings.redis_url:
         import redis.asyncio as redis
+
+        if DEV_SECRET in settings.token_secrets:
+            warnings.warn("CINQ_TOKEN_SECRETS is the development default: anyone can forge action "
+                          "tokens; set a long random secret", stacklevel=2)
 
         return redis.from_url(settings.redis_url), False
     import fakeredis

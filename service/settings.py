@@ -10,6 +10,9 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# Signs tokens on a laptop; anyone can forge tokens with it, so a real deployment must set its own.
+DEV_SECRET = "dev-secret-change-me"
+
 
 class Settings(BaseSettings):
     """The service's settings; see docs/service.md for what each one does."""
@@ -31,7 +34,7 @@ class Settings(BaseSettings):
     # The level of the AI player that takes over a seat (a player left, or timed out K times).
     bot_level: str = "medium"
     # Secrets that sign action tokens: the first signs, all of them verify (key rotation).
-    token_secrets: list[str] = Field(default_factory=lambda: ["dev-secret-change-me"])
+    token_secrets: list[str] = Field(default_factory=lambda: [DEV_SECRET])
     # Worker tuning.
     batch: int = Field(default=128, ge=1)
     block_ms: int = Field(default=200, ge=1)

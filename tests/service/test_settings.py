@@ -24,3 +24,16 @@ def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("CINQ_BUCKETS", "0")
     with pytest.raises(ValueError, match="buckets"):
         Settings()
+
+
+def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> None:
+    from service.runtime import connect
+    from service.settings import DEV_SECRET
+
+    with pytest.warns(UserWarning, match="CINQ_TOKEN_SECRETS"):
+        connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[DEV_SECRET]))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=["a-long-random-secret"]))

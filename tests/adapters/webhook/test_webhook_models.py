@@ -14,7 +14,8 @@ def test_a_refusal_carries_its_code_and_a_turn_message_its_deadline_to_the_platf
     assert (wire.code, wire.deadline, wire.platform, wire.to.user.id) == ("stale_token", None, "acme", "u1")
 
     turn = Message(id="c2:1", table="t1", version=4, locale="en", kind="hand", text="Your turn",
-                   to=Recipient(room=Room(platform="acme", chat="g1", kind="group")), deadline=1_800_000_000.5,
+                   to=Recipient(room=Room(platform="acme", chat="g1", kind="group")),
+                   deadline=1_800_000_000.5,
                    actions=[Action(label="5 of coins", move="5o", token="tok")])
     wire = OutboundMessage.of(turn)
     assert (wire.code, wire.deadline) == (None, 1_800_000_000.5)
