@@ -11,6 +11,12 @@ from service.metrics import Metrics
 
 def make_app(redis: Any, metrics: Metrics) -> web.Application:
     """The HTTP app: liveness (the process answers), readiness (Redis answers), Prometheus metrics."""
+    return add_routes(web.Application(), redis, metrics)
+
+
+def add_routes(app: web.Application, redis: Any, metrics: Any) -> web.Application:
+    """Add ``/healthz``, ``/readyz`` and ``/metrics`` to ``app`` (every role serves the same three);
+    ``metrics`` is anything with an ``exposition()`` giving Prometheus' text format."""
 
     async def healthz(_: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -25,7 +31,6 @@ def make_app(redis: Any, metrics: Metrics) -> web.Application:
     async def metrics_view(_: web.Request) -> web.Response:
         return web.Response(body=metrics.exposition(), content_type="text/plain", charset="utf-8")
 
-    app = web.Application()
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics_view)

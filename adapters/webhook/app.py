@@ -35,6 +35,7 @@ from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
 from service import logs
 from service.delivery import DeliveryMetrics
 from service.gateway import Gateway
+from service.health import add_routes
 from service.identities import Player, Room
 from service.inbound import Admission, Answer
 
@@ -202,27 +203,11 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
     async def openapi_view(_: web.Request) -> web.Response:
         return web.Response(body=openapi, content_type="application/json")
 
-    async def healthz(_: web.Request) -> web.Response:
-        return web.json_response({"status": "ok"})
-
-    async def readyz(_: web.Request) -> web.Response:
-        try:
-            await redis.ping()
-        except Exception as e:  # any failure to reach Redis means: do not send traffic here
-            return web.json_response({"status": "unavailable", "error": str(e)[:200]}, status=503)
-        return web.json_response({"status": "ready"})
-
-    async def metrics_view(_: web.Request) -> web.Response:
-        return web.Response(body=metrics.exposition(), content_type="text/plain", charset="utf-8")
-
     # The body is read by the handler up to the limit; aiohttp's own cap is only a backstop.
     app = web.Application(client_max_size=settings.max_body_bytes + 1, middlewares=[_problems(log)])
     app.router.add_post(EVENTS_ROUTE, events)
     app.router.add_get("/openapi.json", openapi_view)
-    app.router.add_get("/healthz", healthz)
-    app.router.add_get("/readyz", readyz)
-    app.router.add_get("/metrics", metrics_view)
-    return app
+    return add_routes(app, redis, metrics)
 
 
 def _problems(log: Any) -> Callable[..., Any]:
