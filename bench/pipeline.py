@@ -57,9 +57,10 @@ class TimedWorker(Worker):
         super()._log(cmd, version, outcome, now)
 
 
-async def _clean(r: Any) -> None:
+async def clean(r: Any, prefix: str = PREFIX) -> None:
+    """Delete every key under ``prefix`` (a benchmark's own keys), in batches."""
     batch = []
-    async for k in r.scan_iter(match=f"{PREFIX}*", count=1000):
+    async for k in r.scan_iter(match=f"{prefix}*", count=1000):
         batch.append(k)
         if len(batch) >= 1000:
             await r.delete(*batch)
@@ -204,7 +205,7 @@ async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None
     logs.configure("WARNING")
     settings = Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5)
     r = aioredis.from_url(url)
-    await _clean(r)
+    await clean(r)
     try:
         # One long-running worker throughout (its table cache is warm, as in production).
         worker = TimedWorker(r, settings, timers=False)
@@ -222,7 +223,7 @@ async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None
         print(f"load of a table with {version} events (snapshot every {settings.snapshot_every}): "
               f"{t * 1000:.2f} ms median")
     finally:
-        await _clean(r)
+        await clean(r)
         await r.aclose()
     b = bare(url, n_commands, n_tables)
     if b:

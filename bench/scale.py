@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as aioredis
 
-from bench.pipeline import PREFIX, _clean, next_commands, setup_tables, xadd_all
+from bench.pipeline import PREFIX, clean, next_commands, setup_tables, xadd_all
 from service import logs
 from service.settings import Settings
 from service.worker import Worker
@@ -119,7 +119,7 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
     """Throughput and latency with ``n_workers`` worker processes (a fresh set of tables)."""
     settings = _settings(url)
     r = aioredis.from_url(url)
-    await _clean(r)
+    await clean(r)
     procs: list[subprocess.Popen] = []
     try:
         helper = Worker(r, settings, timers=False)
@@ -164,7 +164,7 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
                 "load": rate / 2, "measured": len(lat), "applied": applied}
     finally:
         stop_workers(procs)
-        await _clean(r)
+        await clean(r)
         await r.aclose()
 
 

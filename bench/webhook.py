@@ -41,6 +41,7 @@ import redis.asyncio as aioredis  # noqa: E402
 from aiohttp import web  # noqa: E402
 
 from adapters.webhook import signing  # noqa: E402
+from bench.pipeline import clean  # noqa: E402
 
 PREFIX = "bench:wh:"
 SECRET = "whsec_" + "YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="
@@ -51,17 +52,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-async def _clean(r: Any) -> None:
-    batch = []
-    async for k in r.scan_iter(match=f"{PREFIX}*", count=1000):
-        batch.append(k)
-        if len(batch) >= 1000:
-            await r.delete(*batch)
-            batch = []
-    if batch:
-        await r.delete(*batch)
 
 
 def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, str]:
@@ -249,7 +239,7 @@ async def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=30)
     args = ap.parse_args(argv)
     r = aioredis.from_url(args.redis_url)
-    await _clean(r)
+    await clean(r, PREFIX)
     py = sys.executable
     procs: list[subprocess.Popen[bytes]] = []
     try:
@@ -267,7 +257,7 @@ async def main(argv: list[str] | None = None) -> int:
             p.terminate()
             p.wait(10)
         procs.clear()
-        await _clean(r)
+        await clean(r, PREFIX)
 
         # 2. End to end: an adapter (HTTP + delivery) and a worker, each a process; this one is the platform.
         rx = Receiver()
@@ -294,7 +284,7 @@ async def main(argv: list[str] | None = None) -> int:
         for p in procs:
             p.terminate()
             p.wait(10)
-        await _clean(r)
+        await clean(r, PREFIX)
         await r.aclose()
     return 0
 
