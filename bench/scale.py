@@ -1,7 +1,12 @@
-"""Throughput of the pipeline with 1, 2 and 4 worker processes on one Redis, in one run.
+"""Throughput of the pipeline with 1, 2 and 4 worker processes on one Redis and on a three-master
+Redis Cluster, in one run.
 
 usage: bench/scale.py REDIS_URL [--tables 400] [--commands 8000] [--seconds 3] [--workers 1 2 4]
-                      [--cluster URL]
+                      [--cluster auto|URL|none]
+
+``--cluster auto`` (the default) starts a throwaway three-master cluster on loopback ports
+(tools/local_cluster.py: redis-server and redis-cli must be installed) and stops it at the end; a URL
+uses an existing cluster; ``none`` skips the cluster rows.
 
 For each worker count, on a clean key prefix (``bench:``, deleted before and after):
 
@@ -15,8 +20,9 @@ For each worker count, on a clean key prefix (``bench:``, deleted before and aft
    its submission (its ``at``) to its first outbox entry, whose id is the Redis clock when the append's
    Lua call wrote it (same host, same clock).
 
-Prints one table.  Cluster rows need a worker that reads per shard (see docs/service.md): without
-``--cluster`` the row says "not yet supported"; with it, too, for now.
+Prints one table.  Each command shard is leased to one worker process (service/leases.py), so with
+4 shards and 4 workers each owns one; with fewer, a worker reads several shards (on the cluster, one
+read per slot: see service/streams.py).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,25 +42,32 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from bench.pipeline import PREFIX, clean, next_commands, setup_tables, xadd_all
 from service import logs
 from service.settings import Settings
 from service.worker import Worker
+from tools import local_cluster
 
 BUCKETS, SHARDS = 1024, 4
 
 
-def _settings(url: str) -> Settings:
+def _settings(url: str, cluster: bool = False) -> Settings:
     return Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5,
-                    buckets=BUCKETS, command_shards=SHARDS)
+                    buckets=BUCKETS, command_shards=SHARDS, redis_cluster=cluster)
 
 
-def spawn_workers(url: str, n: int) -> list[subprocess.Popen]:
+def _client(url: str, cluster: bool) -> Any:
+    return RedisCluster.from_url(url) if cluster else aioredis.from_url(url)
+
+
+def spawn_workers(url: str, n: int, cluster: bool = False) -> list[subprocess.Popen]:
     """N ``cinq worker`` processes on the benchmark's prefix and settings."""
     env = {**os.environ, "REDIS_URL": url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
            "CINQ_BATCH": "256", "CINQ_BLOCK_MS": "5", "CINQ_BUCKETS": str(BUCKETS),
-           "CINQ_COMMAND_SHARDS": str(SHARDS), "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "ERROR"}
+           "CINQ_COMMAND_SHARDS": str(SHARDS), "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "ERROR",
+           "CINQ_REDIS_CLUSTER": "true" if cluster else "false"}
     return [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
 
@@ -84,11 +98,12 @@ def _s(v: Any) -> str:
 
 
 async def _wait_started(r: Any, settings: Settings, n: int, timeout: float = 120) -> None:
-    """Until N consumers are blocked reading (a worker is known to Redis once it has read)."""
+    """Until the N workers have shared the command shards out (each owns its fair share)."""
+    keys = Worker(r, settings).keys
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        clients = await r.client_list()
-        if sum(1 for c in clients if c.get("cmd") == "xreadgroup") >= n:
+        owners = [await r.get(keys.shard_lease(s)) for s in range(settings.command_shards)]
+        if None not in owners and len(set(owners)) == min(n, settings.command_shards):
             return
         await asyncio.sleep(0.1)
     raise RuntimeError("the workers did not start")
@@ -115,20 +130,19 @@ async def _outbox_times(r: Any, worker: Worker, since_ms: int) -> dict[str, floa
 
 
 async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
-                  seconds: float) -> dict[str, float]:
+                  seconds: float, cluster: bool = False) -> dict[str, Any]:
     """Throughput and latency with ``n_workers`` worker processes (a fresh set of tables)."""
-    settings = _settings(url)
-    r = aioredis.from_url(url)
+    settings = _settings(url, cluster)
+    r = _client(url, cluster)
     await clean(r)
     procs: list[subprocess.Popen] = []
     try:
         helper = Worker(r, settings, timers=False)
         tables = await setup_tables(r, settings, n_tables, helper)
-        procs = spawn_workers(url, n_workers)
+        procs = spawn_workers(url, n_workers, cluster)
         await _wait_started(r, settings, n_workers)
-        # Throughput: waves of one move per table, each wave written at once.  Several workers share
-        # a shard's consumer group, so two moves of one table queued together could be decided in
-        # the wrong order (the later one refused): a person, too, moves only after seeing the last.
+        # Throughput: waves of one move per table, each wave written at once (a person, too, moves
+        # only after seeing the last move).
         events_before = await _events(r, helper, tables)
         sent, t0 = 0, time.perf_counter()
         while sent < n_commands:
@@ -160,7 +174,8 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
         out = await _outbox_times(r, helper, start_ms)
         lat = [max(out[c] - at, 0.0) for c, at in sent_at.items() if c in out]
         q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [0.0] * 99
-        return {"workers": n_workers, "rate": rate, "p50": q[49] * 1000, "p99": q[98] * 1000,
+        return {"redis": "cluster (3 masters)" if cluster else "one Redis", "workers": n_workers,
+                "rate": rate, "p50": q[49] * 1000, "p99": q[98] * 1000,
                 "load": rate / 2, "measured": len(lat), "applied": applied}
     finally:
         stop_workers(procs)
@@ -169,25 +184,35 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
 
 
 async def main(url: str, workers: list[int], n_tables: int, n_commands: int, seconds: float,
-               cluster: str | None) -> None:
-    """Run every row and print the table."""
+               cluster: str) -> None:
+    """Run every row (one Redis, then the cluster) and print the table."""
     logs.configure("WARNING")
     rows = []
     for n in workers:
-        print(f"... {n} worker process(es)", file=sys.stderr)
+        print(f"... one Redis, {n} worker process(es)", file=sys.stderr)
         rows.append(await one_row(url, n, n_tables, n_commands, seconds))
-    print(f"one Redis ({url}), {n_tables} tables, {n_commands} commands per throughput run, "
-          f"{os.cpu_count()} CPUs")
-    print(f"{'workers':>7} | {'commands/s':>10} | {'applied':>7} | {'latency at':>10} | {'p50 ms':>7} | "
-          f"{'p99 ms':>7}")
-    print(f"{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 7}")
+    procs: list[subprocess.Popen[bytes]] = []
+    cluster_url = None if cluster == "none" else cluster
+    try:
+        if cluster == "auto":
+            tmp = tempfile.mkdtemp(prefix="cinq-cluster-")
+            cluster_url, procs = local_cluster.start(Path(tmp))
+        if cluster_url:
+            for n in workers:
+                print(f"... cluster, {n} worker process(es)", file=sys.stderr)
+                rows.append(await one_row(cluster_url, n, n_tables, n_commands, seconds, cluster=True))
+    finally:
+        local_cluster.stop(procs)
+    print(f"one Redis ({url}) and a Redis Cluster ({cluster_url or 'not run'}), {n_tables} tables, "
+          f"{n_commands} commands per throughput run, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+    print(f"{'redis':>19} | {'workers':>7} | {'commands/s':>10} | {'applied':>7} | {'latency at':>10} | "
+          f"{'p50 ms':>7} | {'p99 ms':>7}")
+    print(f"{'-' * 19}-+-{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 10}-+-{'-' * 7}-+-{'-' * 7}")
     for row in rows:
         # "applied": events appended per command sent (a move is one event, a last move two; a
         # refusal none), so that refused moves cannot pass for throughput.
-        print(f"{row['workers']:>7} | {row['rate']:>10.0f} | {row['applied']:>7.0%} | "
+        print(f"{row['redis']:>19} | {row['workers']:>7} | {row['rate']:>10.0f} | {row['applied']:>7.0%} | "
               f"{row['load']:>8.0f}/s | {row['p50']:>7.2f} | {row['p99']:>7.2f}")
-    # Not yet: a worker's single XREADGROUP over every command shard crosses Cluster slots.
-    print("cluster: not yet supported" + (f" ({cluster} not used)" if cluster else ""))
 
 
 if __name__ == "__main__":
@@ -197,6 +222,7 @@ if __name__ == "__main__":
     p.add_argument("--tables", type=int, default=400)
     p.add_argument("--commands", type=int, default=8000)
     p.add_argument("--seconds", type=float, default=3.0)
-    p.add_argument("--cluster", default=None, help="a Redis Cluster URL (rows not yet supported)")
+    p.add_argument("--cluster", default="auto",
+                   help="auto: start a three-master cluster here; a URL: an existing one; none: skip")
     a = p.parse_args()
     asyncio.run(main(a.redis_url, a.workers, a.tables, a.commands, a.seconds, a.cluster))

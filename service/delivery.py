@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import random
 import secrets
 import time
@@ -66,15 +65,12 @@ from redis.exceptions import RedisError
 
 from service import logs
 from service.keys import Keys
+from service.leases import Leases
 from service.outbox import Message
 from service.settings import Settings
+from service.streams import StreamReader
 
 Handler = Callable[[Message], Awaitable[None]]
-
-# Renew a lease if it is still ours / release it if it is still ours (never someone else's).
-_RENEW = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
-          "return 0")
-_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
 class Retry(Exception):
@@ -237,6 +233,9 @@ class Delivery:
         self.dk = DeliveryKeys(self.keys, platform)
         self.log = logs.get("delivery").bind(platform=platform, consumer=self.consumer)
         self.owned: dict[int, _Partition] = {}
+        self.leases = Leases(redis, self.consumer, self.options.partitions, self.dk.members, self.dk.lease,
+                             self.options.lease_ms)
+        self.reader = StreamReader(redis, self.dk.group, self.consumer)
         self._inflight = 0
         self._room = asyncio.Event()
         self._room.set()
@@ -373,9 +372,7 @@ class Delivery:
             if not streams:
                 await _wait(stop, self.options.block_ms / 1000)
                 return
-            resp = await self.redis.xreadgroup(self.dk.group, self.consumer, streams,
-                                               count=self.options.batch, block=self.options.block_ms)
-            entries = [(_s(stream), _s(mid), f) for stream, es in resp or [] for mid, f in es]
+            entries = await self.reader.read(streams, self.options.batch, self.options.block_ms)
         skip: dict[str, list[str]] = {}
         for stream, mid, f in entries:
             raw = _s((f or {}).get(b"m") or (f or {}).get("m") or "")
@@ -486,46 +483,23 @@ class Delivery:
     # -- partitions ---------------------------------------------------------------------------------
 
     async def rebalance(self) -> None:
-        """One round of the partition protocol: heartbeat, renew this process's leases, release the
-        partitions beyond its fair share (once nothing of theirs is in hand), take free ones up to it.
-        The loop of :meth:`run` calls it every third of a lease; public so that tests can drive it."""
-        o = self.options
-        now_ms = int(self.clock() * 1000)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.dk.members, {self.consumer: now_ms + o.lease_ms})
-        pipe.zremrangebyscore(self.dk.members, "-inf", now_ms)
-        pipe.zcard(self.dk.members)
-        live = max(int((await pipe.execute())[2]), 1)
-        share = math.ceil(o.partitions / live)
-        # Renew what is ours; what was lost (it expired) is dropped at once.
-        for p in list(self.owned):
-            if not await self.redis.eval(_RENEW, 1, self.dk.lease(p), self.consumer, o.lease_ms):
-                self.log.warning("lease_lost", partition=p)
-                self.owned.pop(p)
-        # Release the extra ones, once nothing of theirs is in hand.
-        extra = sorted(self.owned, reverse=True)[: max(len(self.owned) - share, 0)]
-        for p in extra:
-            part = self.owned[p]
-            part.draining = True
-            if part.inflight == 0:
-                await self.redis.eval(_RELEASE, 1, self.dk.lease(p), self.consumer)
-                self.owned.pop(p)
-        # Take free ones up to the share (starting at a different place per process, to spread).
-        start = zlib.crc32(self.consumer.encode()) % o.partitions
-        for i in range(o.partitions):
-            if len(self.owned) >= share:
-                break
-            p = (start + i) % o.partitions
-            if p in self.owned:
-                continue
-            if await self.redis.set(self.dk.lease(p), self.consumer, nx=True, px=o.lease_ms):
-                self.owned[p] = _Partition(self.streams_of(p))
+        """One round of the partition protocol (:class:`service.leases.Leases`): heartbeat, renew
+        this process's leases, release the partitions beyond its fair share once nothing of theirs is
+        in hand, take free ones up to it.  The loop of :meth:`run` calls it every third of a lease;
+        public so that tests can drive it."""
+        gained, lost = await self.leases.rebalance(
+            int(self.clock() * 1000), busy=lambda p: p in self.owned and self.owned[p].inflight > 0)
+        for p in lost:
+            self.owned.pop(p, None)
+            self.log.info("partition_left", partition=p)
+        for p in gained:
+            self.owned[p] = _Partition(self.streams_of(p))
+        for p, part in self.owned.items():
+            part.draining = p in self.leases.draining
 
     async def _leave(self) -> None:
-        for p in list(self.owned):
-            await self.redis.eval(_RELEASE, 1, self.dk.lease(p), self.consumer)
+        await self.leases.leave()
         self.owned.clear()
-        await self.redis.zrem(self.dk.members, self.consumer)
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> bool:

@@ -74,6 +74,14 @@ class Keys:
         """The dead-letter stream of a command shard."""
         return f"{self.prefix}dead:{{c{shard}}}"
 
+    def worker_members(self) -> str:
+        """The live workers, scored by the expiry of their heartbeat (ms)."""
+        return f"{self.prefix}wrk:{{workers}}:members"
+
+    def shard_lease(self, shard: int) -> str:
+        """The worker that owns a command shard (a key with a TTL: see service.leases)."""
+        return f"{self.prefix}wrk:{{workers}}:lease:{shard}"
+
     def room(self, platform: str, chat: str) -> str:
         """Derived index: the table a room currently shows."""
         return f"{self.prefix}room:{{{platform}:{chat}}}"

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from service.i18n.render import move_text
 from service.identities import Player, Room
 from service.keys import Keys
+from service.streams import StreamReader
 from service.text import render_lines
 
 
@@ -100,12 +101,11 @@ class OutboxReader:
         """The next messages of the watched streams (waits up to ``block_ms`` for some)."""
         if not self.positions:
             return []
-        resp = await self.redis.xread(self.positions, count=count, block=block_ms)
+        # One XREAD on one Redis; one per hash slot on a Redis Cluster (service.streams).
+        entries = await StreamReader(self.redis).read(dict(self.positions), count, block_ms)
         out: list[Message] = []
-        for stream, entries in resp or []:
-            name = stream.decode() if isinstance(stream, bytes) else stream
-            for mid, fields in entries:
-                self.positions[name] = mid.decode() if isinstance(mid, bytes) else mid
-                raw = fields.get(b"m") or fields.get("m")
-                out.append(Message.model_validate(json.loads(raw)).rendered())
+        for name, mid, fields in entries:
+            self.positions[name] = mid
+            raw = fields.get(b"m") or fields.get("m")
+            out.append(Message.model_validate(json.loads(raw)).rendered())
         return out

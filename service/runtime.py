@@ -14,7 +14,8 @@ from service.worker import Worker
 
 
 def connect(settings: Settings) -> tuple[Any, bool]:
-    """A ``redis.asyncio`` client for ``REDIS_URL``, or an embedded fakeredis (and True) without it."""
+    """A ``redis.asyncio`` client for ``REDIS_URL`` (a cluster client with ``CINQ_REDIS_CLUSTER``), or
+    an embedded fakeredis (and True) without it."""
     if settings.redis_url:
         import redis.asyncio as redis
 
@@ -22,6 +23,10 @@ def connect(settings: Settings) -> tuple[Any, bool]:
             warnings.warn("CINQ_TOKEN_SECRETS is the development default: anyone can forge action "
                           "tokens; set a long random secret", stacklevel=2)
 
+        if settings.redis_cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            return RedisCluster.from_url(settings.redis_url), False
         return redis.from_url(settings.redis_url), False
     import fakeredis
 

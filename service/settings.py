@@ -20,11 +20,14 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore", env_ignore_empty=True)
 
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
+    # REDIS_URL names one node of a Redis Cluster (the client discovers the others).
+    redis_cluster: bool = False
     # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.
     buckets: int = Field(default=1024, ge=1, le=16384)
     # Prepended to every key (a benchmark or a second deployment sharing one Redis).
     key_prefix: str = ""
-    # Command streams are sharded so that one XREADGROUP of a worker covers all of them.
+    # Command streams are sharded; each shard is leased to one live worker at a time, so a table's
+    # commands all reach one worker (its cache stays warm).  More shards than workers lets workers join.
     command_shards: int = Field(default=4, ge=1, le=256)
     # A snapshot is written every N events, so loading reads at most N-1 events after it.
     snapshot_every: int = Field(default=25, ge=1)
@@ -41,6 +44,10 @@ class Settings(BaseSettings):
     claim_idle_ms: int = Field(default=30_000, ge=1)
     max_attempts: int = Field(default=5, ge=1)
     group: str = "workers"
+    # A worker's lease on a command shard: a dead worker's shards are taken over after this long.
+    lease_ms: int = Field(default=6_000, ge=100)
+    # False: every worker reads every shard (no leases; tests of races between workers use it).
+    worker_leases: bool = True
     timer_interval: float = Field(default=0.5, gt=0)
     # Observability.
     http_host: str = "127.0.0.1"

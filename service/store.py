@@ -14,6 +14,7 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 from service.keys import Keys
+from service.streams import is_cluster
 
 OK, CONFLICT, DUPLICATE = 1, 0, 2
 # The outbox is trimmed approximately: consumers read it within seconds, the events stay forever.
@@ -80,6 +81,10 @@ class EventStore:
 
     async def _ensure_scripts(self) -> None:
         for name, src in self._src.items():
+            if is_cluster(self.redis):
+                # Redis 7 holds a script with a shebang to its declared keys' slot: an access to any
+                # other key fails instead of silently working on one node and breaking on another.
+                src = "#!lua\n" + src
             self._sha[name] = await self.redis.script_load(src)
 
     def append_keys(self, table: str) -> list[str]:
@@ -122,7 +127,7 @@ class EventStore:
         """Add one compare-and-append to a caller's pipeline (see :meth:`result`); the scripts must
         be loaded (:meth:`ensure_scripts`)."""
         keys = self.append_keys(a.table)
-        pipe.evalsha(self._sha["append"], len(keys), *keys, *self._append_args(a))
+        pipe.execute_command("EVALSHA", self._sha["append"], len(keys), *keys, *self._append_args(a))
 
     def result(self, raw: Any) -> AppendResult:
         """The result of a queued append, from its raw reply."""
@@ -138,7 +143,7 @@ class EventStore:
             pipe = self.redis.pipeline(transaction=False)
             for a in appends:
                 keys = self.append_keys(a.table)
-                pipe.evalsha(self._sha["append"], len(keys), *keys, *self._append_args(a))
+                pipe.execute_command("EVALSHA", self._sha["append"], len(keys), *keys, *self._append_args(a))
             try:
                 raws = await pipe.execute()
             except NoScriptError:
@@ -169,7 +174,8 @@ class EventStore:
             pipe = self.redis.pipeline(transaction=False)
             for table, known in tables:
                 keys = self.load_keys(table)
-                pipe.evalsha(self._sha["load"], len(keys), *keys, "" if known is None else known)
+                pipe.execute_command("EVALSHA", self._sha["load"], len(keys), *keys,
+                                     "" if known is None else known)
             try:
                 raws = await pipe.execute()
             except NoScriptError:

@@ -38,10 +38,12 @@ from service.events import (
 )
 from service.gateway import ROOM_WAS
 from service.keys import Keys
+from service.leases import Leases
 from service.metrics import Metrics
 from service.packing import use_hiredis_packing
 from service.settings import Settings
 from service.store import Append, EventStore
+from service.streams import StreamReader
 from service.tables import notify
 from service.tables.decide import Context, Decision, Refused, decide
 from service.tables.replay import replay_lines
@@ -127,6 +129,43 @@ class Worker:
         self._counters: dict[tuple[str, str], Any] = {}
         # Acknowledgements and index writes of the last batch, sent with the next read (one round trip).
         self._later: Any = None
+        self.reader = StreamReader(redis, settings.group, self.name)
+        # Command shards are leased to one live worker each (see service.leases), so all the commands
+        # of a table reach one worker and its cache: no conflicts, no reloads.  Until run() takes
+        # leases (and in drain(), for tests and tools) a worker reads every shard.
+        self.leases: Leases | None = None
+        if settings.worker_leases:
+            self.leases = Leases(redis, self.name, settings.command_shards, self.keys.worker_members(),
+                                 self.keys.shard_lease, settings.lease_ms)
+        self._leasing = False
+
+    def shards(self) -> list[str]:
+        """The command streams this worker reads now: its leased shards while it runs, else all."""
+        if self._leasing and self.leases is not None:
+            return [self.keys.commands(s) for s in self.leases.active]
+        return self.keys.all_commands()
+
+    def _streams(self) -> dict[str, str]:
+        return {k: ">" for k in self.shards()}
+
+    async def rebalance(self, in_hand: list[Entry]) -> None:
+        """Heartbeat and share the command shards with the other live workers (service.leases).
+
+        A shard beyond this worker's share is released only once nothing read from it is in hand
+        and its acknowledgements are sent; a shard gained first takes over what its previous owner
+        left pending (a dead worker's commands), before anything new is read.
+        """
+        if self.leases is None:
+            return
+        await self.flush()
+        busy = {e.stream for e in in_hand}
+        # Wall-clock time, not self.clock (the game's clock, which tests fix): leases expire in Redis.
+        gained, lost = await self.leases.rebalance(
+            int(time.time() * 1000), busy=lambda s: self.keys.commands(s) in busy)
+        if gained or lost:
+            self.log.info("shards", gained=gained, lost=lost, owned=sorted(self.leases.owned))
+        for s in gained:
+            self.retry += await self._claim_shard(self.keys.commands(s), idle_ms=0)
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -150,11 +189,15 @@ class Worker:
         pause: the commands in flight stay pending and are redelivered or claimed, never lost.
         """
         await self.setup()
-        last_claim = last_timer = 0.0
+        last_claim = last_timer = last_lease = 0.0
         pause = 0.05
         entries: list[Entry] = []
+        self._leasing = self.leases is not None
         while not self.stop.is_set():
             try:
+                if self.leases is not None and time.monotonic() - last_lease > self.settings.lease_ms / 3000:
+                    last_lease = time.monotonic()
+                    await self.rebalance(entries + self.retry)
                 if self.timers and time.monotonic() - last_timer > self.settings.timer_interval:
                     last_timer = time.monotonic()
                     await fire_due(self.redis, self.keys, self.clock() * 1000)
@@ -177,8 +220,13 @@ class Worker:
                 pause = min(pause * 2, 2.0)
                 with contextlib.suppress(RedisError, OSError):
                     await self.setup()  # the streams or the group may have gone (NOGROUP)
-        # Stopping: what was already read is finished (no new read), then everything acknowledged.
+        # Stopping: what was already read is finished (no new read), then everything acknowledged,
+        # then the shards are handed back at once (not after their leases expire).
         await self.process(entries + self.retry)
+        if self.leases is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.leases.leave()
+        self._leasing = False
 
     async def drain(self, max_batches: int = 100_000) -> int:
         """Process commands until none is waiting (tests and tools); returns how many were handled."""
@@ -207,32 +255,42 @@ class Worker:
         before the read: one round trip instead of two.  Until then those commands stay pending, so a
         crash in between only means a redelivery, which the append script recognises.
         """
-        streams = {k: ">" for k in self.keys.all_commands()}
         pipe, self._later = self._later, None
         if pipe is None:
             pipe = self.redis.pipeline(transaction=False)
-        pipe.xreadgroup(self.settings.group, self.name, streams, count=self.settings.batch,
-                        block=self.settings.block_ms if block else None)
-        return self._entries((await pipe.execute())[-1])
+        got = await self.reader.read(self._streams(), self.settings.batch,
+                                     self.settings.block_ms if block else None, pipe=pipe)
+        return [Entry(stream, mid, fields.get(b"c") or fields.get("c")) for stream, mid, fields in got]
 
     async def claim(self) -> list[Entry]:
         """Take over commands another consumer has held for too long (it probably died)."""
         out: list[Entry] = []
         pending = 0
-        for key in self.keys.all_commands():
-            resp = await self.redis.xautoclaim(key, self.settings.group, self.name,
-                                               self.settings.claim_idle_ms, "0-0", count=self.settings.batch)
+        for key in self.shards():
+            out += await self._claim_shard(key, self.settings.claim_idle_ms)
+            summary = await self.redis.xpending(key, self.settings.group)
+            pending += int(summary.get("pending", 0) if isinstance(summary, dict) else summary[0])
+        self.metrics.pending.set(pending)
+        return out
+
+    async def _claim_shard(self, key: str, idle_ms: int) -> list[Entry]:
+        """The commands of one shard pending for at least ``idle_ms`` with any consumer, now ours."""
+        out: list[Entry] = []
+        start = "0-0"
+        while True:
+            resp = await self.redis.xautoclaim(key, self.settings.group, self.name, idle_ms, start,
+                                               count=self.settings.batch)
             for mid, fields in resp[1]:
                 if not fields:  # deleted from the stream meanwhile
                     await self.redis.xack(key, self.settings.group, mid)
                     continue
                 out.append(Entry(key, _s(mid), fields.get(b"c") or fields.get("c")))
-            summary = await self.redis.xpending(key, self.settings.group)
-            pending += int(summary.get("pending", 0) if isinstance(summary, dict) else summary[0])
-        self.metrics.pending.set(pending)
+            start = _s(resp[0])
+            if start == "0-0" or len(out) >= 10 * self.settings.batch:
+                break
         if out:
             self.metrics.claimed.inc(len(out))
-            self.log.warning("claimed", commands=len(out))
+            self.log.warning("claimed", commands=len(out), shard=key)
             out = [e for e in out if not await self._too_often(e)]
         return out
 
@@ -311,18 +369,15 @@ class Worker:
             pipe = self.redis.pipeline(transaction=False)
         for g in planned:
             self.store.queue_append(pipe, g.append)
-        if read:
-            pipe.xreadgroup(self.settings.group, self.name, {k: ">" for k in self.keys.all_commands()},
-                            count=self.settings.batch)
+        n_reads = self.reader.queue(pipe, self._streams(), self.settings.batch) if read else 0
         try:
             raws = await pipe.execute()
         except NoScriptError:
             # The server lost its scripts (restart, failover): nothing of this batch was appended.
             await self.store.ensure_scripts()
             return [e for g in todo for e in g.entries], []
-        new = self._entries(raws[-1]) if read else []
-        results = [self.store.result(r) for r in raws[len(raws) - len(planned) - (1 if read else 0):][
-            :len(planned)]]
+        new = self._entries(raws[len(raws) - n_reads:]) if n_reads else []
+        results = [self.store.result(r) for r in raws[len(raws) - len(planned) - n_reads:][:len(planned)]]
         done: list[_Group] = [g for g in todo if g.append is None and (g.failed or g.waiting)]
         if twice:
             done.append(_Group("", [], outcomes=[(e, "duplicate", [], 0) for e in twice]))
@@ -345,9 +400,9 @@ class Worker:
         return redo, new
 
     @staticmethod
-    def _entries(resp: Any) -> list[Entry]:
+    def _entries(replies: list[Any]) -> list[Entry]:
         return [Entry(_s(stream), _s(mid), fields.get(b"c") or fields.get("c"))
-                for stream, entries in resp or [] for mid, fields in entries]
+                for resp in replies for stream, entries in resp or [] for mid, fields in entries]
 
     async def _load(self, groups: list[_Group]) -> None:
         if not groups:

@@ -70,6 +70,27 @@ def real_redis_url() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+@pytest.fixture(scope="session")
+def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A three-master Redis Cluster on loopback ports, for this test session: the URL of one node.
+
+    Started with ``redis-server --cluster-enabled yes`` and ``redis-cli --cluster create``
+    (tools/local_cluster.py); skipped when the binaries are missing, unless
+    ``CINQ_REQUIRE_REAL_REDIS=1`` (CI), which fails instead.
+    """
+    from tools import local_cluster
+
+    if not local_cluster.available():
+        if REQUIRE_REAL:
+            pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but redis-server or redis-cli is missing")
+        pytest.skip("no redis-server/redis-cli for a Redis Cluster")
+    url, procs = local_cluster.start(tmp_path_factory.mktemp("cluster"))
+    try:
+        yield url
+    finally:
+        local_cluster.stop(procs)
+
+
 @pytest.fixture
 async def fake_redis() -> AsyncIterator[fakeredis.FakeAsyncRedis]:
     """A fresh in-process fakeredis (with Lua)."""

@@ -23,7 +23,8 @@ TABLES = 24
 
 def _spawn(url: str) -> subprocess.Popen:
     env = {**os.environ, "REDIS_URL": url, "CINQ_BUCKETS": "16", "CINQ_COMMAND_SHARDS": "2",
-           "CINQ_CLAIM_IDLE_MS": "400", "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "WARNING",
+           "CINQ_CLAIM_IDLE_MS": "400", "CINQ_LEASE_MS": "1000",
+           "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "WARNING",
            "CINQ_TURN_SECONDS": "0", "CINQ_BATCH": "16", "CINQ_TIMER_INTERVAL": "0.2"}
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

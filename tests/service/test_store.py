@@ -132,6 +132,11 @@ class RecordingPipeline:
         self.calls.append(list(args[:int(numkeys)]))
         return self._inner.evalsha(sha, numkeys, *args)
 
+    def execute_command(self, *args, **kw):
+        if str(args[0]).upper() in ("EVAL", "EVALSHA"):
+            self.calls.append(list(args[3:3 + int(args[2])]))
+        return self._inner.execute_command(*args, **kw)
+
 
 class RecordingRedis(RecordingPipeline):
     """A client that records the keys of every script call, direct or pipelined, and passes it on."""
@@ -139,6 +144,11 @@ class RecordingRedis(RecordingPipeline):
     async def evalsha(self, sha, numkeys, *args):
         self.calls.append(list(args[:int(numkeys)]))
         return await self._inner.evalsha(sha, numkeys, *args)
+
+    async def execute_command(self, *args, **kw):
+        if str(args[0]).upper() in ("EVAL", "EVALSHA"):
+            self.calls.append(list(args[3:3 + int(args[2])]))
+        return await self._inner.execute_command(*args, **kw)
 
     def pipeline(self, *a, **kw):
         return RecordingPipeline(self._inner.pipeline(*a, **kw), self.calls)

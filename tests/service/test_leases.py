@@ -1,0 +1,129 @@
+"""Command shards leased to live workers (service.leases): affinity, fair shares, takeover of a dead
+worker's shards.  On fakeredis and on a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from service.leases import Leases
+from service.tables.repository import load
+from service.worker import Worker
+from tests.service.support import Harness, Player, Room, seeds
+
+
+def _leases(redis, owner: str, parts: int = 4, lease_ms: int = 1000) -> Leases:
+    return Leases(redis, owner, parts, "m", lambda p: f"lease:{p}", lease_ms)
+
+
+async def test_live_processes_share_the_parts_fairly_and_never_twice(any_redis):
+    a, b, c = (_leases(any_redis, n) for n in "abc")
+    await a.rebalance(1000)
+    assert a.owned == {0, 1, 2, 3}  # alone: everything
+    await b.rebalance(1000)
+    assert b.owned == set()  # nothing is free yet...
+    await a.rebalance(1100)  # ...until a gives up what is beyond its share
+    await b.rebalance(1100)
+    assert len(a.owned) == 2 and len(b.owned) == 2 and not a.owned & b.owned
+    await c.rebalance(1200)
+    for x in (a, b, c, a, b, c):
+        await x.rebalance(1300)
+    owned = [a.owned, b.owned, c.owned]
+    assert sorted(len(o) for o in owned) == [1, 1, 2]
+    assert set().union(*owned) == {0, 1, 2, 3} and sum(map(len, owned)) == 4
+
+
+async def test_a_busy_part_is_kept_until_nothing_of_it_is_in_hand(any_redis):
+    a, b = _leases(any_redis, "a"), _leases(any_redis, "b")
+    await a.rebalance(1000)
+    await b.rebalance(1000)
+    await a.rebalance(1100, busy=lambda p: True)
+    assert a.owned == {0, 1, 2, 3} and a.draining and set(a.active) == a.owned - a.draining
+    await a.rebalance(1200)
+    assert len(a.owned) == 2 and not a.draining
+
+
+async def test_a_dead_processes_parts_are_taken_when_its_leases_expire_and_leave_frees_at_once(any_redis):
+    a, b = _leases(any_redis, "a", lease_ms=200), _leases(any_redis, "b", lease_ms=200)
+    await a.rebalance(int(time.time() * 1000))
+    await asyncio.sleep(0.3)  # a died: no renewal
+    await b.rebalance(int(time.time() * 1000))
+    assert b.owned == {0, 1, 2, 3}
+    gained, lost = await a.rebalance(int(time.time() * 1000))  # a wakes up: its leases are gone
+    assert gained == [] and sorted(lost) == [0, 1, 2, 3] and a.owned == set()
+    await b.leave()
+    assert [await any_redis.get(f"lease:{p}") for p in range(4)] == [None] * 4
+    assert await any_redis.zscore("m", "b") is None
+
+
+async def _wait_for(pred, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await pred():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_running_workers_split_the_shards_and_every_table_stays_with_one_worker(any_redis):
+    h = Harness(any_redis, workers=2, command_shards=4, lease_ms=300, buckets=16)
+    for w in h.workers:
+        w.timers = False
+    tasks = [asyncio.create_task(w.run()) for w in h.workers]
+    try:
+        async def split() -> bool:
+            owned = [w.leases.owned for w in h.workers]
+            return all(len(o) == 2 for o in owned) and not owned[0] & owned[1]
+        await _wait_for(split)
+        rooms = [Room(platform="tg", chat=f"r{i}") for i in range(8)]
+        people = [Player(platform="tg", user=f"u{i}", name=f"U{i}") for i in range(8)]
+        for p, r in zip(people, rooms, strict=True):
+            await h.gateway.submit("/play 535 3", user=p, room=r)
+        tables: list[str] = []
+
+        async def created() -> bool:
+            nonlocal tables
+            tables = [t for r in rooms if (t := await h.gateway.table_of(r))
+                      and await any_redis.xlen(h.keys.events(t))]
+            return len(tables) == len(rooms)
+        await _wait_for(created)
+        for p, r in zip(people, rooms, strict=True):
+            await h.gateway.submit("/leave", user=p, room=r)
+
+        async def finished() -> bool:
+            return all([(await load(h.worker.store, t)).status == "finished" for t in tables])
+        await _wait_for(finished, 60)
+        # No table was ever worked on by both workers: no conflicts at all.
+        assert sum(w.metrics.conflicts._value.get() for w in h.workers) == 0
+        for w in h.workers:
+            shards = {h.keys.commands(s) for s in w.leases.owned}
+            assert all(h.keys.commands_for(t) in shards for t in w.cache), "a table of another's shard"
+    finally:
+        for w in h.workers:
+            w.stop.set()
+        await asyncio.gather(*tasks)
+    # A graceful stop hands the shards back at once.
+    assert [await any_redis.get(h.keys.shard_lease(s)) for s in range(4)] == [None] * 4
+
+
+async def test_a_dead_workers_shards_and_pending_commands_are_taken_over(any_redis):
+    h = Harness(any_redis, workers=1, command_shards=2, lease_ms=300)
+    s = h.settings
+    dead = Worker(any_redis, s, name="dead", clock=h.clock, seeds=seeds(), timers=False)
+    await dead.setup()
+    assert dead.leases is not None
+    await dead.leases.rebalance(int(time.time() * 1000))  # it owns both shards...
+    await h.gateway.submit("/play cinquillo 3", user=Player(platform="tg", user="x", name="X"),
+                           room=Room(platform="tg", chat="x"))
+    dead._leasing = True
+    taken = await dead.read(block=False)  # ...reads the /play and dies without acknowledging it
+    assert len(taken) == 1
+    alive = h.worker
+    task = asyncio.create_task(alive.run())
+    try:
+        async def played() -> bool:
+            t = await h.gateway.table_of(Room(platform="tg", chat="x"))
+            return bool(t) and await any_redis.xlen(h.keys.events(t)) > 0
+        await _wait_for(played, 10)
+        assert alive.leases is not None and alive.leases.owned == {0, 1}
+    finally:
+        alive.stop.set()
+        await task

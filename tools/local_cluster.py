@@ -1,0 +1,104 @@
+"""A throwaway Redis Cluster of three masters on loopback ports (tests and benchmarks).
+
+``redis-server --cluster-enabled yes`` three times, then ``redis-cli --cluster create``; nothing is
+kept on disk beyond the nodes' config files in ``base``.  Used by the ``redis_cluster_url`` fixture
+(tests/conftest.py) and by ``bench/scale.py``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def available() -> bool:
+    """Whether redis-server and redis-cli are installed."""
+    return bool(shutil.which("redis-server") and shutil.which("redis-cli"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too."""
+    for _ in range(200):
+        port = _free_port()
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+def _wait(port: int, ready: bytes | None, timeout: float = 20.0) -> None:
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                if ready is None:
+                    client.ping()
+                    return
+                if ready in client.execute_command("CLUSTER", "INFO"):
+                    return
+            except redis.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the cluster node on port {port} did not become ready")
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+def start(base: Path, masters: int = 3) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    """Start the cluster; returns the URL of one node and the server processes (see :func:`stop`)."""
+    server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if server is None or cli is None:
+        raise RuntimeError("redis-server and redis-cli are needed for a Redis Cluster")
+    procs: list[subprocess.Popen[bytes]] = []
+    ports: list[int] = []
+    try:
+        for i in range(masters):
+            port = free_cluster_port()
+            d = base / f"node{i}"
+            d.mkdir(parents=True, exist_ok=True)
+            procs.append(subprocess.Popen(
+                [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", str(d / "nodes.conf"), "--dir", str(d), "--save", "",
+                 "--appendonly", "no", "--cluster-node-timeout", "5000"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            ports.append(port)
+        for port in ports:
+            _wait(port, None)
+        subprocess.run([cli, "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
+                        "--cluster-replicas", "0", "--cluster-yes"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        for port in ports:
+            _wait(port, b"cluster_state:ok")
+    except BaseException:
+        stop(procs)
+        raise
+    return f"redis://127.0.0.1:{ports[0]}", procs
+
+
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the cluster's servers."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
