@@ -76,16 +76,21 @@ class WebhookAdapter:
             self._tasks.append(asyncio.create_task(d.run(sender, self.stop)))
 
     async def close(self) -> None:
-        """Stop the deliveries (the message in hand finishes its attempt) and the server."""
-        self.stop.set()
+        """Stop taking input, then flush: the server stops listening and answers the requests in hand
+        first; then the deliveries stop (the message in hand finishes its attempt; what is left stays
+        pending in Redis for the next process)."""
         try:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        finally:
-            # Even when cancelled while the deliveries finish: the sockets are closed either way.
-            if self._session is not None:
-                await self._session.close()
             if self._runner is not None:
-                await self._runner.cleanup()
+                runner, self._runner = self._runner, None
+                await runner.cleanup()
+        finally:
+            self.stop.set()
+            try:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            finally:
+                # Even when cancelled while the deliveries finish: the sockets are closed either way.
+                if self._session is not None:
+                    await self._session.close()
 
 
 async def serve(rt: Any) -> None:
