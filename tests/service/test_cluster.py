@@ -19,6 +19,7 @@ from redis.crc import key_slot
 from service.delivery import Delivery, DeliveryOptions
 from service.gateway import Gateway
 from service.identities import Player, Room
+from service.operator import list_tables, trim
 from service.outbox import Message, OutboxReader
 from service.runtime import connect
 from service.settings import Settings
@@ -92,7 +93,7 @@ def test_connect_makes_a_cluster_client_when_told(redis_cluster_url: str) -> Non
     assert isinstance(client, RedisCluster) and not embedded
 
 
-async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_one_slot(cluster):
+async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_one_slot(cluster, tmp_path):
     s = _settings()
     gw = Gateway(cluster, s)
     workers = [Worker(cluster, s, name=f"cw{i}") for i in range(2)]
@@ -142,6 +143,12 @@ async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_
     while batch := await reader.read(block_ms=0):
         got += batch
     assert {m.table for m in got} >= set(tables)
+    # The operator's commands see every table across the masters, and trim them.
+    assert {i.id for i in await list_tables(cluster, gw.keys)} == set(tables)
+    archive = tmp_path / "archive.jsonl"
+    trimmed = await trim(cluster, gw.keys, 0, str(archive), now=time.time() + 1)
+    assert set(trimmed) == set(tables) and await list_tables(cluster, gw.keys) == []
+    assert len(archive.read_text().splitlines()) == len(tables)
 
 
 async def test_a_turn_timer_fires_on_the_cluster(cluster):
