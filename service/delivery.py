@@ -64,6 +64,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from service import logs
+from service.doorbell import Doorbell
 from service.keys import Keys
 from service.leases import Leases
 from service.outbox import Message
@@ -125,6 +126,8 @@ class DeliveryOptions:
     lease_ms: int = 10_000
     block_ms: int = 200
     batch: int = 256
+    # On a Redis Cluster: how often every owned outbox is read even if the doorbell did not ring.
+    sweep_s: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,10 @@ class Delivery:
         self.leases = Leases(redis, self.consumer, self.options.partitions, self.dk.members, self.dk.lease,
                              self.options.lease_ms)
         self.reader = StreamReader(redis, self.dk.group, self.consumer)
+        # On a cluster (see _read_rung): the doorbell, the streams to read again, the next sweep.
+        self._bell = Doorbell(redis, self.keys)
+        self._hot: set[str] = set()
+        self._next_sweep = 0.0
         self._inflight = 0
         self._room = asyncio.Event()
         self._room.set()
@@ -372,7 +379,10 @@ class Delivery:
             if not streams:
                 await _wait(stop, self.options.block_ms / 1000)
                 return
-            entries = await self.reader.read(streams, self.options.batch, self.options.block_ms)
+            if self.reader.can_block(streams):
+                entries = await self.reader.read(streams, self.options.batch, self.options.block_ms)
+            else:
+                entries = await self._read_rung(streams)
         skip: dict[str, list[str]] = {}
         for stream, mid, f in entries:
             raw = _s((f or {}).get(b"m") or (f or {}).get("m") or "")
@@ -395,6 +405,27 @@ class Delivery:
                 pipe.xack(stream, self.dk.group, *ids)
             await pipe.execute()
             self.metrics.deliveries.labels(self.platform, "skipped").inc(sum(map(len, skip.values())))
+
+    async def _read_rung(self, streams: dict[str, str]) -> list[tuple[str, str, Any]]:
+        """On a Redis Cluster: sweep every owned outbox now and then, and in between read only those
+        the doorbell rang (service.doorbell), plus those that had more than one batch waiting."""
+        o = self.options
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + o.sweep_s
+            if self._bell.last is None:
+                await self._bell.start()  # from now on; the sweep covers what came before
+            got = await self.reader.read(streams, o.batch)
+        else:
+            hot = {s: ">" for s in self._hot if s in streams}
+            if not hot:
+                wait_ms = int(min(o.block_ms / 1000, max(self._next_sweep - now, 0.001)) * 1000)
+                rung = await self._bell.wait(wait_ms)
+                hot = {s: ">" for b in rung if (s := self.keys.outbox(b)) in streams}
+            got = await self.reader.read(hot, o.batch) if hot else []
+        # A stream that gave entries may have more: read it again before waiting on the bell.
+        self._hot = {s for s, _, _ in got}
+        return got
 
     async def _claim(self, part: _Partition) -> list[tuple[str, str, Any]]:
         """Take over every entry pending in the group on a partition just acquired (a previous owner's,

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from service import doorbell
 from service.commands import TableCommand
 from service.i18n import pick_locale, translate
 from service.i18n.reasons import error_text
@@ -24,6 +25,7 @@ from service.keys import Keys
 from service.outbox import Message, Recipient
 from service.protocol import ProtocolError, parse_command
 from service.settings import Settings
+from service.streams import is_cluster
 from service.tokens import TokenError, open_token
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
@@ -79,7 +81,13 @@ class Gateway:
         # Off the worker's hot path: the gateway writes its few replies already in words.
         msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room), locale=locale,
                       kind="reply", text=text, code=code)
-        await self.redis.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
+        if not is_cluster(self.redis):
+            await self.redis.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
+        doorbell.ring(pipe, self.keys, [self.keys.bucket(f"{room.platform}:{room.chat}")])
+        await pipe.execute()
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
                      language_code: str | None = None, command_id: str | None = None,

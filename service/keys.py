@@ -74,6 +74,10 @@ class Keys:
         """The dead-letter stream of a command shard."""
         return f"{self.prefix}dead:{{c{shard}}}"
 
+    def bell(self) -> str:
+        """The outbox doorbell (a stream of bucket numbers just written to; see service.doorbell)."""
+        return f"{self.prefix}bell:{{bell}}"
+
     def worker_members(self) -> str:
         """The live workers, scored by the expiry of their heartbeat (ms)."""
         return f"{self.prefix}wrk:{{workers}}:members"
