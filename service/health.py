@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -14,9 +15,11 @@ def make_app(redis: Any, metrics: Metrics) -> web.Application:
     return add_routes(web.Application(), redis, metrics)
 
 
-def add_routes(app: web.Application, redis: Any, metrics: Any) -> web.Application:
+def add_routes(app: web.Application, redis: Any, metrics: Any,
+               ready: Callable[[], Awaitable[str | None]] | None = None) -> web.Application:
     """Add ``/healthz``, ``/readyz`` and ``/metrics`` to ``app`` (every role serves the same three);
-    ``metrics`` is anything with an ``exposition()`` giving Prometheus' text format."""
+    ``metrics`` is anything with an ``exposition()`` giving Prometheus' text format.  ``ready`` is a
+    role's own readiness check, asked after Redis answered: None when ready, else what is wrong."""
 
     async def healthz(_: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -26,6 +29,9 @@ def add_routes(app: web.Application, redis: Any, metrics: Any) -> web.Applicatio
             await redis.ping()
         except Exception as e:  # any failure to reach Redis means: do not send traffic here
             return web.json_response({"status": "unavailable", "error": str(e)[:200]}, status=503)
+        problem = await ready() if ready is not None else None
+        if problem is not None:
+            return web.json_response({"status": "unavailable", "error": problem[:200]}, status=503)
         return web.json_response({"status": "ready"})
 
     async def metrics_view(_: web.Request) -> web.Response:

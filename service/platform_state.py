@@ -16,17 +16,28 @@ so that the module works on Redis Cluster without cross-slot calls):
   (field ``<chat>|<table>|<slot>``, value its rank): an adapter that acknowledges an outbox message
   before the edit went out (to merge edits) sends these again when it restarts.
 - ``<p>pf:{<platform>}:once:<key>`` — a flag set once (``mark_once``), with a TTL.
-- ``<p>pf:{<platform>:<chat>}:prefs`` — a hash of a chat's preferences (``locale``).
+- ``<p>pf:{<platform>:<chat>}:prefs`` — a hash of a chat's preferences (``locale``) and where it moved:
+  ``moved_to`` (a group that became another chat, e.g. a Telegram supergroup) and ``was`` (the chat id
+  the service knows the room by, on the chat it became).
 - ``<p>pf:{<platform>:<table>}:chats`` — the group chats that show a table (a set).
 - ``<p>pf:{<platform>:<table>}:names`` — the seat names a group lobby showed last (a JSON list).
 - ``<p>pf:{<platform>:<chat>}:stats`` — a hash of a group's counters: ``matches``, ``win:<name>``.
+- ``<p>pf:{<platform>:<chat>}:counted`` — the tables a group's counters counted (a sorted set by time,
+  trimmed after :data:`ONCE_TTL_S`), so that a redelivered end of match counts nothing.
+
+A chat that moves (a Telegram group upgraded to a supergroup gets a new id) keeps its room id in the
+service: tables, indexes and every key here stay under the first id, and the adapter addresses the
+platform with the new one (:meth:`PlatformState.record_move`, :meth:`moved_to`, :meth:`room_chat`).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
+
+from service.keys import Keys
 
 REF_TTL_S = 14 * 24 * 3600
 _WANT = """
@@ -42,6 +53,14 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 ONCE_TTL_S = 30 * 24 * 3600
+# Count a finished match in a group once: KEYS stats hash, counted set; ARGV table, now, horizon, winners...
+_COUNT = """
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'matches', 1)
+for i = 4, #ARGV do redis.call('HINCRBY', KEYS[1], 'win:' .. ARGV[i], 1) end
+return 1
+"""
 
 
 def _s(v: Any) -> str | None:
@@ -164,6 +183,28 @@ class PlatformState:
         """Choose the language of a chat."""
         await self.redis.hset(self._prefs_key(platform, chat), "locale", locale)
 
+    # -- chats that move ----------------------------------------------------------------------------
+
+    async def record_move(self, platform: str, old: str, new: str) -> bool:
+        """The chat ``old`` is now ``new`` on the platform (a group upgraded to a supergroup): the
+        service goes on knowing the room as ``old`` (see the module docstring).  True the first time."""
+        room = await self.room_chat(platform, old)
+        first = bool(await self.redis.hsetnx(self._prefs_key(platform, old), "moved_to", new))
+        await self.redis.hset(self._prefs_key(platform, new), "was", room)
+        return first
+
+    async def moved_to(self, platform: str, chat: str) -> str | None:
+        """The chat id a room's chat has on the platform now, if it moved (None: it did not)."""
+        return _s(await self.redis.hget(self._prefs_key(platform, chat), "moved_to"))
+
+    async def room_chat(self, platform: str, chat: str) -> str:
+        """The chat id the service knows a platform chat by (the first id of a chat that moved)."""
+        return _s(await self.redis.hget(self._prefs_key(platform, chat), "was")) or chat
+
+    async def room_table(self, platform: str, chat: str) -> str | None:
+        """The table a room shows now (the service's derived index, :meth:`service.keys.Keys.room`)."""
+        return _s(await self.redis.get(Keys(prefix=self.prefix).room(platform, chat)))
+
     # -- tables shown in group chats ----------------------------------------------------------------
 
     async def add_table_chat(self, platform: str, table: str, chat: str) -> None:
@@ -188,17 +229,15 @@ class PlatformState:
 
     # -- group counters -----------------------------------------------------------------------------
 
-    async def record_group_match(self, platform: str, chat: str, table: str, winners: list[str]) -> bool:
-        """Count a finished match of ``table`` in a group, once (a redelivery counts nothing)."""
-        if not await self.mark_once(platform, f"gm:{chat}:{table}"):
-            return False
-        key = self._stats_key(platform, chat)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hincrby(key, "matches", 1)
-        for name in winners:
-            pipe.hincrby(key, f"win:{name}", 1)
-        await pipe.execute()
-        return True
+    async def record_group_match(self, platform: str, chat: str, table: str, winners: list[str],
+                                 now: float | None = None) -> bool:
+        """Count a finished match of ``table`` in a group, once (a redelivery, or a second process,
+        counts nothing): the check and the counters change in one atomic call."""
+        now = time.time() if now is None else now
+        stats = self._stats_key(platform, chat)
+        counted = f"{self.prefix}pf:{{{platform}:{chat}}}:counted"
+        return bool(await self.redis.eval(_COUNT, 2, stats, counted, table, now, now - ONCE_TTL_S,
+                                          *winners))
 
     async def group_stats(self, platform: str, chat: str) -> tuple[int, dict[str, int]]:
         """A group's finished matches and wins by player name."""

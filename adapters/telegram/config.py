@@ -22,9 +22,11 @@ class Limits:
     About one message a second per chat, twenty a minute per group (18 here: calls made by the
     handlers themselves, such as a settings keyboard, go around the queue), thirty a second overall.
     ``coalesce_s`` is how long an edit waits before it goes out, so that the edits of a burst of moves
-    (AI players answer in milliseconds) merge into one.  ``group_coalesce_s`` is the same for the
-    table of a running match in a group: the players get their turn in private at once, and the
-    group's picture of the table may lag a few seconds, which halves the calls at a human pace.
+    (AI players answer in milliseconds) merge into one.  ``group_interval_s`` is the least time
+    between two edits of the table of a running match in a group: the players get their turn in
+    private at once (their hand shows the table too), and the group's picture may lag a few seconds
+    behind quick players.  At 8 s the table takes at most 7.5 of the group's 18 calls a minute,
+    leaving the rest for replies, notices and the summary; a slow player's move still shows at once.
     """
 
     chat_interval_s: float = 1.0
@@ -32,12 +34,12 @@ class Limits:
     window_s: float = 60.0
     global_per_s: int = 30
     coalesce_s: float = 0.4
-    group_coalesce_s: float = 4.0
+    group_interval_s: float = 8.0
 
     def scaled(self, k: float) -> Limits:
         """The same limits with every duration multiplied by ``k`` (0.01: a minute is 0.6 s)."""
         return Limits(self.chat_interval_s * k, self.group_per_window, self.window_s * k,
-                      self.global_per_s, self.coalesce_s * k, self.group_coalesce_s * k)
+                      self.global_per_s, self.coalesce_s * k, self.group_interval_s * k)
 
 
 class TelegramSettings(BaseSettings):
@@ -59,9 +61,15 @@ class TelegramSettings(BaseSettings):
     group_per_minute: int = Field(default=18, ge=1)
     global_per_second: int = Field(default=30, ge=1)
     coalesce_s: float = Field(default=0.4, ge=0)
-    group_coalesce_s: float = Field(default=4.0, ge=0)
+    group_interval_s: float = Field(default=8.0, ge=0)
+    # Long polling: how long one getUpdates waits for an update (Telegram allows up to 50 s).
+    polling_timeout: int = Field(default=30, ge=0, le=50)
+    # Serve /healthz, /readyz and /metrics on host:port (in webhook mode beside the webhook).
+    http: bool = True
+    # How long a button press waits for the service's verdict, to answer a refusal with an alert.
+    press_wait_s: float = Field(default=1.5, ge=0)
 
     def limits(self) -> Limits:
         """The flood limits from these settings."""
         return Limits(self.chat_interval_s, self.group_per_minute, 60.0, self.global_per_second,
-                      self.coalesce_s, self.group_coalesce_s)
+                      self.coalesce_s, self.group_interval_s)

@@ -8,6 +8,12 @@ A *post* (a reply, a summary) is awaited: the message is acknowledged once it we
 marked dirty) and queued, and the handler returns, so that the next messages of the same slot can
 merge into the queued edit — a burst of AI moves becomes one edit.  A restart loses nothing: the
 dirty slots are sent again by :meth:`OutboxHandler.recover` before delivery resumes.
+
+A message that answers a button press this process is waiting on (:mod:`adapters.telegram.presses`)
+is offered to it first: a refusal becomes the press's alert and is not posted.
+
+A group that became a supergroup (:meth:`OutboxHandler.migrated`) keeps its room id in the service;
+the sender addresses Telegram with the new id, and the table is shown again in the new chat.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from adapters.telegram.presses import PREFIX, Presses
 from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
 from adapters.telegram.sender import Sender, is_group
 from service import logs
@@ -28,17 +35,21 @@ class OutboxHandler:
     """Routes outbox messages for Telegram to the sender (see the module docstring)."""
 
     def __init__(self, state: PlatformState, sender: Sender, *, bot_username: str, turn_seconds: float = 0.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, presses: Presses | None = None) -> None:
         self.state = state
         self.sender = sender
         self.bot_username = bot_username
         self.turn_seconds = turn_seconds
         self.clock = clock
+        self.presses = presses
         self.log = logs.get("telegram.outbox")
         sender.on_forbidden = self.on_forbidden
+        sender.on_migrate = self.migrated
 
     async def __call__(self, msg: Message) -> None:
         """Deliver one message (the :data:`service.delivery.Handler`)."""
+        if self.presses is not None and msg.id.startswith(PREFIX) and self.presses.offer(msg.rendered()):
+            return  # a refused button press: its answer is the alert
         room = msg.to.room
         if room is not None and room.platform == PLATFORM and room.kind == "group":
             # A group's /lang wins over the table's language: the text is rendered here, per reader.
@@ -57,7 +68,7 @@ class OutboxHandler:
         if routed.group_table is not None:
             await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
         if routed.group_result is not None:
-            await self.state.record_group_match(PLATFORM, *routed.group_result)
+            await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
         for op in routed.ops:
             if isinstance(op, Post):
@@ -77,6 +88,24 @@ class OutboxHandler:
             self.sender.submit(Show(chat, table, slot, ref.rank, Content.from_json(ref.want)))
             n += 1
         return n
+
+    async def migrated(self, old: str, new: str) -> None:
+        """The group ``old`` is now the supergroup ``new`` (Telegram said so in an update, or refused a
+        call with the new id).  The service keeps the room as ``old``; the sender writes to ``new``; the
+        first time, the table the group shows is sent again as a new message of the new chat (its old
+        message stays in the old group's history)."""
+        room = await self.state.room_chat(PLATFORM, old)
+        self.sender.moved[room] = new
+        if not await self.state.record_move(PLATFORM, old, new):
+            return
+        self.log.info("group_migrated", chat=room, to=new)
+        table = await self.state.room_table(PLATFORM, room)
+        if table is None:
+            return
+        ref = await self.state.get_message_ref(PLATFORM, room, table, MAIN)
+        await self.state.forget_message(PLATFORM, room, table, MAIN)
+        if ref is not None and ref.want is not None:
+            self.sender.submit(Show(room, table, MAIN, ref.rank, Content.from_json(ref.want)))
 
     async def on_forbidden(self, op: Show | Post) -> None:
         """A player's private chat refused a hand: tell them in the table's group, once, how to fix it."""

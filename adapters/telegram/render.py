@@ -56,6 +56,13 @@ class Content:
         return {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
 
     @classmethod
+    def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
+        """What a message received from Telegram shows (to compare with what it should show)."""
+        rows = tuple(tuple((b.text, "url", b.url) if b.url else (b.text, "data", b.callback_data or "")
+                           for b in row) for row in (markup.inline_keyboard if markup else []))
+        return cls(text or "", rows)
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> Content:
         """Read :meth:`to_json` back."""
         rows = data.get("rows", [])
@@ -85,6 +92,15 @@ class Post:
     chat: str
     content: Content
     key: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Edit one given message (a settings keyboard): no slot, nothing kept in Redis."""
+
+    chat: str
+    message_id: int
+    content: Content
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 - One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
   only its latest content goes out (a burst of AI moves becomes one edit).
-- Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge (a group's
-  running table waits :attr:`Limits.group_coalesce_s`).
+- Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge; a
+  group's running table is edited at most once every :attr:`Limits.group_interval_s` (the first
+  change after a quiet spell goes after ``coalesce_s``; later ones merge until the interval is up).
 - About one call a second per chat, at most ``group_per_window`` per window in a group, at most
   ``global_per_s`` a second overall.
 - An edit to the content a message already shows is never sent (a digest of text and keyboard is
@@ -11,6 +12,12 @@
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
   handed to ``on_forbidden`` and the operation is finished: retrying cannot help.
+- ``TelegramMigrateToChat`` (a group became a supergroup) is handed to ``on_migrate`` and the call is
+  made again to the new id.  Queues, limits and everything in Redis stay under the chat id the service
+  knows the room by; only the calls use the chat's id on Telegram now (:attr:`Sender.moved`, else
+  :meth:`service.platform_state.PlatformState.moved_to`, asked once per chat and process).
+- An :class:`~adapters.telegram.render.Edit` (a settings keyboard: one given message, no slot) goes
+  through the same queue and limits; a queued edit of the same message is merged.
 
 Which message shows which slot, and what each slot wants to show, live in Redis; a slot stays
 *dirty* there until its content went out, so the queues are only a buffer: after a restart the
@@ -32,17 +39,18 @@ from aiogram import Bot
 from aiogram.exceptions import (
     TelegramBadRequest,
     TelegramForbiddenError,
+    TelegramMigrateToChat,
     TelegramNetworkError,
     TelegramRetryAfter,
     TelegramServerError,
 )
 
 from adapters.telegram.config import Limits
-from adapters.telegram.render import PLATFORM, Content, Post, Show
+from adapters.telegram.render import PLATFORM, Content, Edit, Post, Show
 from service import logs
 from service.platform_state import PlatformState
 
-Op = Show | Post
+Op = Show | Post | Edit
 MAX_TRANSIENT = 5
 # A redelivered post is recognised for this long (redeliveries come within minutes).
 POST_TTL_S = 24 * 3600
@@ -65,6 +73,9 @@ class _Chat:
     last: float = -1e9
     window: deque[float] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
+    looked_up: bool = False  # whether Redis was asked if the chat moved
+    # When each lingering slot (a group's running table) was last edited: the next edit waits its interval.
+    edited: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def is_group(chat: str) -> bool:
@@ -77,11 +88,14 @@ class Sender:
 
     def __init__(self, bot: Bot, state: PlatformState, limits: Limits | None = None, *,
                  on_forbidden: Callable[[Op], Awaitable[None]] | None = None,
+                 on_migrate: Callable[[str, str], Awaitable[None]] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.bot = bot
         self.state = state
         self.limits = limits or Limits()
         self.on_forbidden = on_forbidden
+        self.on_migrate = on_migrate
+        self.moved: dict[str, str] = {}  # a room's chat id -> its id on Telegram now (a supergroup's)
         self.clock = clock
         self.chats: dict[str, _Chat] = {}
         self.recent: deque[float] = deque()
@@ -106,6 +120,12 @@ class Sender:
                         and (old.table, old.slot) == (op.table, op.slot):
                     if op.rank >= old.rank:
                         item.op = dataclasses.replace(op, ids=old.ids + op.ids)
+                    item.done.append(fut)
+                    return fut
+        if isinstance(op, Edit):
+            for item in chat.queue:
+                if isinstance(item.op, Edit) and not item.busy and item.op.message_id == op.message_id:
+                    item.op = op
                     item.done.append(fut)
                     return fut
         chat.queue.append(_Item(op, self.clock(), [fut]))
@@ -142,9 +162,13 @@ class Sender:
     async def _drain(self, chat_id: str, chat: _Chat) -> None:
         while chat.queue:
             item = chat.queue[0]
-            if isinstance(item.op, Show):
-                wait = self.limits.group_coalesce_s if item.op.linger else self.limits.coalesce_s
-                await self._sleep_until(item.since + wait)
+            if isinstance(item.op, Show | Edit):
+                at = item.since + self.limits.coalesce_s
+                if isinstance(item.op, Show) and item.op.linger:
+                    last = chat.edited.get((item.op.table, item.op.slot))
+                    if last is not None:
+                        at = max(at, last + self.limits.group_interval_s)
+                await self._sleep_until(at)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
             if isinstance(item.op, Show):
@@ -169,6 +193,20 @@ class Sender:
             chat.last = self.clock() + e.retry_after - self.limits.chat_interval_s
             item.busy = False  # while it waits, newer content of the slot merges into it
             return False
+        except TelegramMigrateToChat as e:
+            new = str(e.migrate_to_chat_id)
+            if self.moved.get(chat_id) == new:
+                self.log.error("migrate_loop", chat=chat_id, to=new)
+                return True
+            self.log.info("migrated", chat=chat_id, to=new)
+            self.moved[chat_id] = new
+            if self.on_migrate is not None:
+                try:
+                    await self.on_migrate(chat_id, new)
+                except Exception as exc:  # the call is made to the new id anyway
+                    self.log.warning("migrate_failed", chat=chat_id, error=repr(exc)[:200])
+            item.busy = False
+            return False  # again, to the new id
         except TelegramForbiddenError:
             if self.on_forbidden is not None:
                 try:
@@ -224,14 +262,34 @@ class Sender:
         self.recent.append(now)
         self.calls += 1
 
+    async def _api_chat(self, chat_id: str, chat: _Chat) -> int:
+        """The chat's id on Telegram now (a group that became a supergroup has a new one)."""
+        if chat_id not in self.moved and not chat.looked_up and is_group(chat_id):
+            chat.looked_up = True
+            moved = await self.state.moved_to(PLATFORM, chat_id)
+            if moved:
+                self.moved.setdefault(chat_id, moved)
+        return int(self.moved.get(chat_id, chat_id))
+
     async def _perform(self, chat_id: str, chat: _Chat, item: _Item) -> None:
         op = item.op
+        api = await self._api_chat(chat_id, chat)
+        if isinstance(op, Edit):
+            edit = op
+            try:
+                await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
+                    chat_id=api, message_id=edit.message_id, text=edit.content.text,
+                    reply_markup=edit.content.markup()))
+            except TelegramBadRequest as e:
+                if "not modified" not in e.message.lower():
+                    raise
+            return
         if isinstance(op, Post):
             if not await self.state.mark_once(PLATFORM, f"post:{op.key}", POST_TTL_S):
                 self.skipped += 1
                 return
             try:
-                await self._send(chat_id, chat, op.content)
+                await self._send(api, chat_id, chat, op.content)
             except BaseException:
                 await self.state.unmark(PLATFORM, f"post:{op.key}")
                 raise
@@ -246,25 +304,27 @@ class Sender:
         if mid is not None and ref is not None and ref.sent == digest:
             self.skipped += 1
             return
+        if op.linger:
+            chat.edited[(op.table, op.slot)] = self.clock()
         if mid is not None:
             try:
                 await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
-                    chat_id=int(chat_id), message_id=mid, text=content.text, reply_markup=content.markup()))
+                    chat_id=api, message_id=mid, text=content.text, reply_markup=content.markup()))
             except TelegramBadRequest as e:
                 text = e.message.lower()
                 if "not modified" in text:
                     pass
                 elif "not found" in text or "can't be edited" in text:
-                    mid = await self._send(chat_id, chat, content)
+                    mid = await self._send(api, chat_id, chat, content)
                 else:
                     raise
         else:
-            mid = await self._send(chat_id, chat, content)
+            mid = await self._send(api, chat_id, chat, content)
         await self.state.set_message_ref(PLATFORM, chat_id, op.table, op.slot, message_id=mid, sent=digest)
 
-    async def _send(self, chat_id: str, chat: _Chat, content: Content) -> int:
+    async def _send(self, api: int, chat_id: str, chat: _Chat, content: Content) -> int:
         sent: Any = await self._call(chat_id, chat, lambda: self.bot.send_message(
-            chat_id=int(chat_id), text=content.text, reply_markup=content.markup()))
+            chat_id=api, text=content.text, reply_markup=content.markup()))
         return int(sent.message_id)
 
     async def _call(self, chat_id: str, chat: _Chat, call: Callable[[], Awaitable[Any]]) -> Any:

@@ -8,6 +8,10 @@ A move button's data is the outbox action token.  The service is the authority o
 press is first checked cheaply here so that it can be answered with an alert at once: a token older
 than what the message now wants to show is stale, and one turn (table, seat, version) accepts one
 press — the second click of a double click is answered "already done" and never reaches the service.
+
+A press that reaches the service waits a moment for its verdict (:mod:`adapters.telegram.presses`):
+a refusal (its ``Message.code``: ``stale_token``, ``not_your_turn``, ``not_creator``...) is the alert
+that answers the press, not a message in the chat.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery
 
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
-from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of, room_of
-from adapters.telegram.render import MAIN, PLATFORM, settings_content
+from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
+from adapters.telegram.presses import Presses, command_id
+from adapters.telegram.render import MAIN, PLATFORM, Content, Edit, settings_content
+from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate
+from service.identities import Player, Room
 from service.platform_state import PlatformState
 from service.tokens import TokenError, open_token
 
@@ -28,6 +35,8 @@ from service.tokens import TokenError, open_token
 PRESS_TTL_S = 24 * 3600
 LOBBY_COMMANDS = {"join": "/join", "leave": "/leave", "bots": "/bots 1", "start": "/start",
                   "cancel": "/cancel"}
+# Telegram shows at most 200 characters in a callback query's alert.
+MAX_ALERT = 200
 
 
 def _label(cq: CallbackQuery) -> str:
@@ -40,68 +49,97 @@ def _label(cq: CallbackQuery) -> str:
     return ""
 
 
+def _alert(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_ALERT else text[: MAX_ALERT - 1] + "…"
+
+
+async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, text: str | None, *, user: Player,
+                  room: Room, token: str | None = None, moderator: bool = False) -> str | None:
+    """Hand the press to the service and wait a moment for its verdict: the refusal's text, or None
+    (accepted, or no verdict in time)."""
+    cid = command_id(cq.id)
+    presses.expect(cid)
+    try:
+        await gateway.submit(text, user=user, room=room, token=token, command_id=cid, moderator=moderator,
+                             language_code=cq.from_user.language_code)
+    except BaseException:
+        presses.discard(cid)
+        raise
+    verdict = await presses.wait(cid)
+    if verdict is not None and verdict.code is not None and verdict.kind == "reply":
+        return verdict.text
+    return None
+
+
 async def move_handler(cq: CallbackQuery, gateway: Gateway, platform_state: PlatformState,
-                       secrets: list[bytes]) -> AnswerCallbackQuery:
-    """A move: check the token is current, act once, answer with the move's name."""
+                       secrets: list[bytes], presses: Presses, room: Room | None) -> AnswerCallbackQuery:
+    """A move: check the token is current, act once, answer with the move's name (or the refusal)."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
     try:
         claims = open_token(secrets, cq.data or "")
     except TokenError:
         return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
-    if cq.message is None:
+    if room is None:
         return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
-    chat = str(cq.message.chat.id)
-    ref = await platform_state.get_message_ref(PLATFORM, chat, claims.table, MAIN)
+    ref = await platform_state.get_message_ref(PLATFORM, room.chat, claims.table, MAIN)
     if ref is not None and ref.rank[0] > claims.version:
         return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
     if not await platform_state.mark_once(PLATFORM, f"press:{claims.table}:{claims.seat}:{claims.version}",
-                                 PRESS_TTL_S):
+                                          PRESS_TTL_S):
         return cq.answer(translate(locale, "tg.alert.once"), show_alert=True)
-    await gateway.submit(user=player, room=room_of(cq.message.chat), token=cq.data,
-                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
+    refused = await _submit(cq, gateway, presses, None, user=player, room=room, token=cq.data)
+    if refused is not None:
+        return cq.answer(_alert(refused), show_alert=True)
     return cq.answer(translate(locale, "tg.alert.played", move=_label(cq)))
 
 
-async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gateway,
-                        bot: Bot) -> AnswerCallbackQuery:
+async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gateway, bot: Bot,
+                        presses: Presses, room: Room | None) -> AnswerCallbackQuery:
     """Join, Leave, Add AI, Start, Cancel: the chat commands, sent for the presser; Settings explains."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
-    if cq.message is None:
+    if cq.message is None or room is None:
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
-    room = room_of(cq.message.chat)
     if await gateway.table_of(room) != callback_data.table:
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
     if callback_data.op not in LOBBY_COMMANDS:
         # Settings: the options of an open lobby are changed with /set (explained in the alert).
         return cq.answer(translate(locale, "tg.lobby_settings"), show_alert=True)
     moderator = callback_data.op in MODERATED and await is_moderator(bot, cq.message.chat, cq.from_user)
-    await gateway.submit(LOBBY_COMMANDS[callback_data.op], user=player, room=room,
-                         language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}",
-                         moderator=moderator)
+    refused = await _submit(cq, gateway, presses, LOBBY_COMMANDS[callback_data.op], user=player, room=room,
+                            moderator=moderator)
+    if refused is not None:
+        return cq.answer(_alert(refused), show_alert=True)
     return cq.answer(translate(locale, "tg.alert.sent"))
 
 
-async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway) -> AnswerCallbackQuery:
-    """The settings keyboard of a new table: change one option, or create the table (``go``)."""
+async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway, sender: Sender,
+                           presses: Presses, room: Room | None) -> AnswerCallbackQuery:
+    """The settings keyboard of a new table: change one option, or create the table (``go``).  The
+    keyboard's edits go through the chat's queue like every other message (merged, within the limits)."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
     cfg, op = callback_data, callback_data.op
-    if cq.message is None or not hasattr(cq.message, "edit_text"):
+    if cq.message is None or room is None or not hasattr(cq.message, "message_id"):
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
+    shown = Content.of_message(getattr(cq.message, "text", None), getattr(cq.message, "reply_markup", None))
     if op == "go":
         command = "/play" if cfg.where == "p" else "/new"
-        await gateway.submit(f"{command} {options_words(cfg)}", user=player, room=room_of(cq.message.chat),
-                             language_code=cq.from_user.language_code, command_id=f"tg:cb:{cq.id}")
-        await cq.message.edit_reply_markup(reply_markup=None)
+        words = f"{command} {options_words(cfg)}"
+        refused = await _submit(cq, gateway, presses, words, user=player, room=room)
+        if refused is not None:
+            return cq.answer(_alert(refused), show_alert=True)
+        sender.submit(Edit(room.chat, cq.message.message_id, Content(shown.text)))  # the keyboard goes
         return cq.answer(translate(locale, "tg.alert.sent"))
     if op == "n":
         cfg = cfg.model_copy(update={"players": next_players(cfg.players)})
     elif op.startswith("t") and op[1:].isdigit():
         cfg = cfg.model_copy(update={"flags": cfg.flags ^ (1 << int(op[1:]))})
     content = settings_content(locale, cfg)
-    await cq.message.edit_text(content.text, reply_markup=content.markup())
+    if content != shown:  # never an edit to what the message already shows
+        sender.submit(Edit(room.chat, cq.message.message_id, content))
     return cq.answer()
 
 

@@ -1,4 +1,8 @@
-"""Group chats: ``/new`` (a lobby), ``/lang`` and ``/stats`` for the group, other commands to the service."""
+"""Group chats: ``/new`` (a lobby), ``/lang`` and ``/stats`` for the group, other commands to the service,
+and a group's upgrade to a supergroup (``migrate_to_chat_id`` / ``migrate_from_chat_id``).
+
+Everything about the group is kept under ``room.chat``, the id the service knows the room by (see
+:class:`adapters.telegram.handlers.people.RoomOf`), which is not the chat's own id after an upgrade."""
 
 from __future__ import annotations
 
@@ -6,11 +10,13 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of, room_of
+from adapters.telegram.consumer import OutboxHandler
+from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.render import PLATFORM, Content, Post, games_content
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate
+from service.identities import Room
 from service.platform_state import PlatformState
 from service.protocol import ProtocolError, parse_command
 
@@ -19,71 +25,83 @@ def _command_id(message: Message) -> str:
     return f"tg:m:{message.chat.id}:{message.message_id}"
 
 
-async def _language(message: Message, platform_state: PlatformState) -> str | None:
+async def _language(message: Message, platform_state: PlatformState, room: Room) -> str | None:
     """The group's ``/lang`` choice, else the sender's Telegram language."""
-    chosen = await platform_state.chat_locale(PLATFORM, str(message.chat.id))
+    chosen = await platform_state.chat_locale(PLATFORM, room.chat)
     return chosen or (message.from_user.language_code if message.from_user else None)
 
 
 async def new_handler(message: Message, command: CommandObject, gateway: Gateway,
-                      platform_state: PlatformState, sender: Sender) -> None:
+                      platform_state: PlatformState, sender: Sender, room: Room) -> None:
     """``/new <game> [options]`` opens a lobby; a bare ``/new`` offers the games and their settings."""
     assert message.from_user is not None
-    language = await _language(message, platform_state)
+    language = await _language(message, platform_state, room)
     if not command.args:
         locale = await gateway.locale_of(player_of(message.from_user), language)
         content = games_content(locale, "g", translate(locale, "tg.pick_game"))
-        await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
+        await sender.deliver(Post(room.chat, content, _command_id(message)))
         return
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                          language_code=language, command_id=_command_id(message))
 
 
 async def lang_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
-                       sender: Sender) -> None:
+                       sender: Sender, room: Room) -> None:
     """``/lang es|en`` in a group chooses the group's language (the service's parser reads it)."""
     assert message.from_user is not None
     try:
         parsed = parse_command(message.text or "")
     except ProtocolError:
-        await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+        await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                              command_id=_command_id(message))  # the service explains the usage
         return
     locale = parsed.args["locale"]
-    await platform_state.set_chat_locale(PLATFORM, str(message.chat.id), locale)
+    await platform_state.set_chat_locale(PLATFORM, room.chat, locale)
     content = Content(translate(locale, "tg.lang"))
-    await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
+    await sender.deliver(Post(room.chat, content, _command_id(message)))
 
 
 async def stats_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
-                        sender: Sender) -> None:
-    """``/stats`` in a group: the group's finished matches and wins, then the sender's own (service)."""
+                        sender: Sender, room: Room) -> None:
+    """``/stats`` in a group: the group's finished matches and wins (counted in Redis as each match
+    ended, :meth:`~service.platform_state.PlatformState.record_group_match`), then the sender's own
+    (the service's)."""
     assert message.from_user is not None
-    language = await _language(message, platform_state)
-    locale = await platform_state.chat_locale(PLATFORM, str(message.chat.id)) or \
+    language = await _language(message, platform_state, room)
+    locale = await platform_state.chat_locale(PLATFORM, room.chat) or \
         await gateway.locale_of(player_of(message.from_user), language)
-    matches, wins = await platform_state.group_stats(PLATFORM, str(message.chat.id))
+    matches, wins = await platform_state.group_stats(PLATFORM, room.chat)
     lines = [translate(locale, "tg.group_stats", matches=matches)]
     if wins:
         ranked = sorted(wins.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append(translate(locale, "tg.group_wins", wins=", ".join(f"{n} {w}" for n, w in ranked)))
-    await sender.deliver(Post(str(message.chat.id), Content("\n".join(lines)), _command_id(message)))
-    await gateway.submit("/stats", user=player_of(message.from_user), room=room_of(message.chat),
+    await sender.deliver(Post(room.chat, Content("\n".join(lines)), _command_id(message)))
+    await gateway.submit("/stats", user=player_of(message.from_user), room=room,
                          language_code=language, command_id=_command_id(message) + ":u")
 
 
+async def migrate_handler(message: Message, outbox: OutboxHandler) -> None:
+    """The group became a supergroup: Telegram says so in both chats (either may come first)."""
+    if message.migrate_to_chat_id:
+        old, new = message.chat.id, message.migrate_to_chat_id
+    else:
+        assert message.migrate_from_chat_id is not None
+        old, new = message.migrate_from_chat_id, message.chat.id
+    await outbox.migrated(str(old), str(new))
+
+
 async def command_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
-                          bot: Bot) -> None:
+                          bot: Bot, room: Room) -> None:
     """Every other command goes to the service (plain chat in a group is not for the bot).  For the
     commands of a table's creator, Telegram is asked whether the sender is a group admin."""
     assert message.from_user is not None
-    language = await _language(message, platform_state)
+    language = await _language(message, platform_state, room)
     try:
         name = parse_command(message.text or "").name
     except ProtocolError:
         name = ""
     moderator = name in MODERATED and await is_moderator(bot, message.chat, message.from_user)
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                          language_code=language, command_id=_command_id(message), moderator=moderator)
 
 
@@ -91,6 +109,7 @@ def router() -> Router:
     """A new router of this feature (each Dispatcher needs its own)."""
     r = Router(name="group")
     r.message.filter(F.chat.type.in_({"group", "supergroup"}))
+    r.message.register(migrate_handler, F.migrate_to_chat_id | F.migrate_from_chat_id)
     r.message.register(new_handler, Command("new", "nueva", "nuevo"))
     r.message.register(lang_handler, Command("lang", "idioma", "language"))
     r.message.register(stats_handler, Command("stats", "estadisticas", "estadísticas"))

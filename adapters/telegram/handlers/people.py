@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from aiogram import Bot
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiogram import BaseMiddleware, Bot
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError
-from aiogram.types import Chat, User
+from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, User
 
 from adapters.telegram.render import PLATFORM
 from service.identities import Player, Room
+from service.platform_state import PlatformState
 
 # The commands the table's creator, or a group's admin, may send (the service checks which it is).
 MODERATED = frozenset({"start", "bots", "kick", "set", "cancel"})
@@ -18,9 +22,33 @@ def player_of(user: User) -> Player:
     return Player(platform=PLATFORM, user=str(user.id), name=user.full_name or user.username or str(user.id))
 
 
-def room_of(chat: Chat) -> Room:
-    """The service's room for a Telegram chat (groups and supergroups are both ``group``)."""
-    return Room(platform=PLATFORM, chat=str(chat.id), kind="private" if chat.type == "private" else "group")
+def room_of(chat: Chat, chat_id: str | None = None) -> Room:
+    """The service's room for a Telegram chat (groups and supergroups are both ``group``); ``chat_id``:
+    the id the service knows the chat by, when it is not the chat's own (a group that moved)."""
+    return Room(platform=PLATFORM, chat=chat_id or str(chat.id),
+                kind="private" if chat.type == "private" else "group")
+
+
+class RoomOf(BaseMiddleware):
+    """Gives every message and button handler a ``room``: the service's room for the update's chat.
+
+    A group upgraded to a supergroup has a new chat id; the service goes on knowing the room by the
+    old one (:meth:`service.platform_state.PlatformState.room_chat`), so that the table it shows, its
+    language and its counters carry on.  ``room`` is None for a button on a message Telegram no longer
+    gives (too old).
+    """
+
+    async def __call__(self, handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+                       event: TelegramObject, data: dict[str, Any]) -> Any:
+        chat = event.chat if isinstance(event, Message) else \
+            event.message.chat if isinstance(event, CallbackQuery) and event.message is not None else None
+        room = None
+        if chat is not None:
+            state: PlatformState = data["platform_state"]
+            known = await state.room_chat(PLATFORM, str(chat.id)) if chat.type != "private" else None
+            room = room_of(chat, known)
+        data["room"] = room
+        return await handler(event, data)
 
 
 async def is_moderator(bot: Bot, chat: Chat, user: User) -> bool:

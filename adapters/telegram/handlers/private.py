@@ -7,11 +7,12 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
 from adapters.telegram.consumer import resend_slot
-from adapters.telegram.handlers.people import player_of, room_of
+from adapters.telegram.handlers.people import player_of
 from adapters.telegram.render import Post, games_content
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate
+from service.identities import Room
 from service.platform_state import PlatformState
 
 
@@ -20,13 +21,13 @@ def _command_id(message: Message) -> str:
 
 
 async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
-                            platform_state: PlatformState, sender: Sender) -> None:
+                            platform_state: PlatformState, sender: Sender, room: Room) -> None:
     """``t.me/<bot>?start=<table>``: show the player's hand of that table here, or join its lobby."""
     assert message.from_user is not None
     table = command.args or ""
-    if await resend_slot(platform_state, sender, str(message.chat.id), table):
+    if await resend_slot(platform_state, sender, room.chat, table):
         return
-    await gateway.submit(f"/start {table}", user=player_of(message.from_user), room=room_of(message.chat),
+    await gateway.submit(f"/start {table}", user=player_of(message.from_user), room=room,
                          language_code=message.from_user.language_code, command_id=_command_id(message))
 
 
@@ -39,7 +40,8 @@ async def start_handler(message: Message, gateway: Gateway, sender: Sender) -> N
     await sender.deliver(Post(str(message.chat.id), games_content(locale, "p", text), _command_id(message)))
 
 
-async def play_handler(message: Message, command: CommandObject, gateway: Gateway, sender: Sender) -> None:
+async def play_handler(message: Message, command: CommandObject, gateway: Gateway, sender: Sender,
+                       room: Room) -> None:
     """``/play <game> [options]`` starts a match against AI players; a bare ``/play`` offers the games."""
     assert message.from_user is not None
     user = message.from_user
@@ -48,14 +50,14 @@ async def play_handler(message: Message, command: CommandObject, gateway: Gatewa
         content = games_content(locale, "p", translate(locale, "tg.pick_game"))
         await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
         return
-    await gateway.submit(message.text, user=player_of(user), room=room_of(message.chat),
+    await gateway.submit(message.text, user=player_of(user), room=room,
                          language_code=user.language_code, command_id=_command_id(message))
 
 
-async def text_handler(message: Message, gateway: Gateway) -> None:
+async def text_handler(message: Message, gateway: Gateway, room: Room) -> None:
     """Any other text goes to the service, which parses the chat command protocol."""
     assert message.from_user is not None
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room_of(message.chat),
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                          language_code=message.from_user.language_code, command_id=_command_id(message))
 
 

@@ -4,10 +4,18 @@ aiogram talks to it as to the real one (``TelegramAPIServer.from_base(url)``).  
 messages (text and inline keyboard, edited in place), records every call with its time, answers 403
 to a private chat whose user never started the bot, "message is not modified" to an identical edit,
 and 429 with ``parameters.retry_after`` when told to (:meth:`FakeTelegram.flood`).
+
+It also plays Telegram's side of receiving updates: ``getUpdates`` is a real long poll over the
+updates given to :meth:`FakeTelegram.push`, and :meth:`FakeTelegram.post_update` delivers an update to
+a bot's webhook (with the secret header) and records the method the bot answered with in the HTTP
+response.  A group upgraded to a supergroup answers 400 with ``parameters.migrate_to_chat_id``
+(:meth:`FakeTelegram.migrate`); :attr:`FakeTelegram.down` makes every call fail with 502.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -62,6 +70,14 @@ class FakeTelegram:
     floods: list[tuple[str, int]] = field(default_factory=list)
     webhook_replies: list[Call] = field(default_factory=list)
     admins: set[tuple[int, int]] = field(default_factory=set)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    handed: int = 0  # the update_id up to which getUpdates has handed updates out
+    migrated: dict[int, int] = field(default_factory=dict)
+    down: bool = False
+    webhook_set: bool = False
+    closing: bool = False
+    fail_set_webhook: bool = False
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: dict[int, int] = field(default_factory=dict)
     _seq: int = 0
     runner: web.AppRunner | None = None
@@ -82,7 +98,9 @@ class FakeTelegram:
         return self.url
 
     async def stop(self) -> None:
-        """Stop serving."""
+        """Stop serving (a long poll in progress returns at once)."""
+        self.closing = True
+        self._arrived.set()
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -91,6 +109,34 @@ class FakeTelegram:
         self.webhook_replies.append(Call(method, params, time.monotonic()))
         if method == "answerCallbackQuery":
             self.answers[params["callback_query_id"]] = params
+
+    def push(self, update: dict[str, Any]) -> None:
+        """Queue an update for ``getUpdates`` (polling)."""
+        self.updates.append(update)
+        self._arrived.set()
+
+    async def post_update(self, url: str, secret: str | None, update: dict[str, Any]) -> int:
+        """Deliver an update to a webhook as Telegram does; the method the bot answered with in the
+        response is recorded (:meth:`webhook_reply`).  Returns the HTTP status."""
+        import aiohttp
+
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+        async with aiohttp.ClientSession() as http, http.post(url, json=update, headers=headers) as resp:
+            if resp.status == 200 and resp.content_type.startswith("multipart/"):
+                reader = aiohttp.MultipartReader.from_response(resp)
+                fields: dict[str, Any] = {}
+                while (part := await reader.next()) is not None:
+                    fields[part.name] = await part.text()  # type: ignore[union-attr]
+                method = fields.pop("method")
+                self.webhook_reply(method, {k: _value(v) if k in ("show_alert", "cache_time") else v
+                                           for k, v in fields.items()})
+            else:
+                await resp.read()
+            return resp.status
+
+    def migrate(self, old: int, new: int) -> None:
+        """The group ``old`` became the supergroup ``new``: calls to ``old`` are refused with its new id."""
+        self.migrated[old] = new
 
     def flood(self, method: str, retry_after: int = 1) -> None:
         """Answer the next call of ``method`` with 429 and ``retry_after``."""
@@ -121,6 +167,17 @@ class FakeTelegram:
                 params[k] = text
         call = Call(method, params, time.monotonic())
         self.calls.append(call)
+        if self.down:
+            call.ok = False
+            return _error(502, "Bad Gateway")
+        if call.chat is not None and call.chat in self.migrated:
+            call.ok = False
+            description = "Bad Request: group chat was upgraded to a supergroup chat"
+            return web.json_response({"ok": False, "error_code": 400, "description": description,
+                                      "parameters": {"migrate_to_chat_id": self.migrated[call.chat]}},
+                                     status=400)
+        if method == "getUpdates":
+            return web.json_response({"ok": True, "result": await self._get_updates(params)})
         for i, (m, after) in enumerate(self.floods):
             if m == method:
                 del self.floods[i]
@@ -208,13 +265,38 @@ class FakeTelegram:
         return 200, member
 
     def _m_setWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:
+        if self.fail_set_webhook:
+            return 400, "Bad Request: bad webhook: HTTPS url must be provided for webhook"
+        self.webhook_set = True
         return 200, True
 
     def _m_deleteWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:
+        self.webhook_set = False
         return 200, True
 
-    def _m_getUpdates(self, p: dict[str, Any]) -> tuple[int, Any]:
-        return 200, []
+    async def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        """A long poll: the updates from ``offset`` on, waiting up to ``timeout`` s for one."""
+        offset = int(p.get("offset") or 0)
+        self.handed = max(self.handed, offset - 1)  # confirmed: Telegram forgets them
+        deadline = time.monotonic() + float(p.get("timeout") or 0)
+        while True:
+            ready = [u for u in self.updates if u["update_id"] >= offset]
+            left = deadline - time.monotonic()
+            if ready or left <= 0 or self.closing:
+                if ready:
+                    self.handed = max(self.handed, ready[-1]["update_id"])
+                return ready
+            self._arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), timeout=left)
+
+
+def _value(text: str) -> Any:
+    """A form field of a webhook answer: JSON where it parses (booleans, numbers), else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _error(status: int, description: str) -> web.Response:

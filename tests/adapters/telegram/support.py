@@ -1,9 +1,20 @@
 """A world for the bot's tests: the fake Bot API server, the service's workers in-process, the bot,
-and simulated Telegram users who send messages and press the buttons they were sent."""
+and simulated Telegram users who send messages and press the buttons they were sent.
+
+How updates reach the bot (``transport``):
+
+- ``direct`` — handed to the dispatcher; a handler's answer is then sent as a Bot API call, as aiogram's
+  polling does (the default: quick and deterministic);
+- ``reply`` — the same, but the answer is recorded as a webhook's HTTP response would carry it;
+- ``polling`` — the real thing: the bot long-polls the fake server's ``getUpdates``;
+- ``webhook`` — the real thing: the fake server POSTs each update to the bot's webhook over loopback,
+  with the secret header, and reads the answer from the HTTP response.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import time
@@ -28,7 +39,7 @@ TOKEN = "4242:TEST"
 WEBHOOK_SECRET = "s3cret-token"
 GROUP_ID = -1001
 FAST = Limits(chat_interval_s=0.0, group_per_window=20, window_s=0.2, global_per_s=10_000, coalesce_s=0.02,
-              group_coalesce_s=0.05)
+              group_interval_s=0.05)
 DELIVERY = DeliveryOptions(block_ms=20, lease_ms=1500, partitions=2, backoff_base_s=0.05, backoff_cap_s=0.5,
                            max_attempts=20)
 _updates = itertools.count(1)
@@ -52,9 +63,15 @@ class World:
     """Everything a bot test needs, on one Redis."""
 
     def __init__(self, redis: Any, *, limits: Limits = FAST, service: Settings | None = None,
-                 workers: int = 1, webhook: bool = False) -> None:
+                 workers: int = 1, webhook: bool = False, transport: str | None = None,
+                 polling_timeout: int = 1, press_wait_s: float = 1.5) -> None:
         self.redis = redis
-        self.webhook = webhook
+        self.transport = transport or ("reply" if webhook else "direct")
+        self.webhook = self.transport in ("reply", "webhook")
+        self.polling_timeout = polling_timeout
+        self.press_wait_s = press_wait_s
+        self.handled: set[int] = set()
+        self.webhook_url = ""
         self.fake = FakeTelegram()
         self.settings = service or settings()
         self.limits = limits
@@ -63,6 +80,7 @@ class World:
         self.tasks: list[asyncio.Task[None]] = []
         self.tg: TelegramBot | None = None
         self.delivery: asyncio.Task[None] | None = None
+        self.running: asyncio.Task[None] | None = None
         self.generation = 0
 
     async def __aenter__(self) -> World:
@@ -87,15 +105,43 @@ class World:
         """A new bot process: new Bot, Dispatcher, sender and delivery, on the same Redis."""
         self.generation += 1
         bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(self.fake.url)))
-        tg = TelegramSettings(token=TOKEN, consumer="tg-test", webhook_secret=WEBHOOK_SECRET)
+        real = self.transport in ("polling", "webhook")
+        tg = TelegramSettings(token=TOKEN, consumer="tg-test", webhook_secret=WEBHOOK_SECRET,
+                              host="127.0.0.1", port=0, http=real, polling_timeout=self.polling_timeout,
+                              press_wait_s=self.press_wait_s,
+                              public_url="http://127.0.0.1" if self.transport == "webhook" else None)
         self.tg = await build(self.redis, self.settings, tg, bot=bot, limits=self.limits,
                               delivery_options=DELIVERY)
-        self.delivery = asyncio.create_task(self.tg.deliver())
+        if not real:
+            self.delivery = asyncio.create_task(self.tg.deliver())
+            return self.tg
+
+        async def handled(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+            try:
+                return await handler(event, data)
+            finally:
+                self.handled.add(event.update_id)
+
+        self.tg.dispatcher.update.outer_middleware(handled)
+        self.running = asyncio.create_task(self.tg.run())
+        deadline = time.monotonic() + 10
+        while self.tg.health.receiving is None or self.tg.port is None:
+            if time.monotonic() > deadline or self.running.done():
+                raise AssertionError("the bot did not start")
+            await asyncio.sleep(0.01)
+        self.webhook_url = f"http://127.0.0.1:{self.tg.port}{tg.webhook_path}"
         return self.tg
 
     async def stop_bot(self) -> None:
         """Stop the bot process abruptly (queued edits are not sent: Redis remembers them)."""
         if self.tg is None:
+            return
+        if self.running is not None:
+            self.running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.running
+            self.running = None
+            self.tg = None
             return
         await self.tg.close(self.delivery)
         await self.tg.bot.session.close()
@@ -119,6 +165,18 @@ class World:
                       chat=Chat(id=chat_id, type=kind), from_user=user, text=text)
         await self._feed(Update(update_id=next(_updates), message=msg))
 
+    async def migrate(self, user: User, old: int, new: int) -> None:
+        """The group ``old`` is upgraded to the supergroup ``new``: Telegram refuses calls to ``old``
+        from now on and tells the bot in both chats (a service message in each)."""
+        assert self.tg is not None
+        self.fake.migrate(old, new)
+        now = datetime.now(UTC)
+        for msg in (Message(message_id=next(_updates), date=now, chat=Chat(id=old, type="group"),
+                            from_user=user, migrate_to_chat_id=new),
+                    Message(message_id=next(_updates), date=now, chat=Chat(id=new, type="supergroup"),
+                            from_user=user, migrate_from_chat_id=old)):
+            await self._feed(Update(update_id=next(_updates), message=msg))
+
     async def press(self, user: User, shown: Shown, data: str) -> dict[str, Any]:
         """``user`` presses the button ``data`` of a message; returns how the press was answered."""
         assert self.tg is not None
@@ -135,12 +193,30 @@ class World:
         """Hand an update to the dispatcher; what a handler returns is sent as Telegram would get it:
         in the webhook's HTTP response (no API call) or, when polling, as a call."""
         assert self.tg is not None
+        if self.transport in ("polling", "webhook"):
+            await self._deliver(update)
+            return
         result = await self.tg.dispatcher.feed_update(self.tg.bot, update)
         if isinstance(result, TelegramMethod):
             if self.webhook:
                 self.fake.webhook_reply(result.__api_method__, result.model_dump(exclude_none=True))
             else:
                 await self.tg.bot(result)
+
+    async def _deliver(self, update: Update) -> None:
+        """Telegram's side: the update goes out by long polling or to the webhook; returns once the
+        bot handled it and, for a button, once the press was answered."""
+        wire = update.model_dump(mode="json", exclude_none=True, by_alias=True)
+        if self.transport == "webhook":
+            assert await self.fake.post_update(self.webhook_url, WEBHOOK_SECRET, wire) == 200
+            return
+        self.fake.push(wire)
+        cq = update.callback_query
+        deadline = time.monotonic() + 20
+        while update.update_id not in self.handled or (cq is not None and cq.id not in self.fake.answers):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"update {update.update_id} was not handled")
+            await asyncio.sleep(0.002)
 
     # -- waiting ----------------------------------------------------------------------------------
 

@@ -28,13 +28,18 @@ async def _run_briefly(fake_redis, tg: TelegramSettings) -> FakeTelegram:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+    assert app.health.receiving is None and app.health.delivery.done()  # everything stopped
+    calls = len(fake.calls)
+    await asyncio.sleep(0.3)
+    assert len(fake.calls) == calls  # no polling left behind
     await bot.session.close()
     await fake.stop()
     return fake
 
 
 async def test_without_a_public_url_the_bot_polls(fake_redis):
-    fake = await _run_briefly(fake_redis, TelegramSettings(token=TOKEN))
+    tg = TelegramSettings(token=TOKEN, host="127.0.0.1", port=0, polling_timeout=0)
+    fake = await _run_briefly(fake_redis, tg)
     methods = [c.method for c in fake.calls]
     assert "deleteWebhook" in methods and "getUpdates" in methods and "setWebhook" not in methods
 

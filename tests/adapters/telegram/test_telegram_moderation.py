@@ -29,13 +29,16 @@ async def test_a_group_admin_starts_and_kicks_a_member_cannot(fake_redis):
         await w.press(BEA, lobby, join)
         await w.quiet()
         table = await w.tg.gateway.table_of(GROUP_ROOM)
-        # Cal is neither the creator nor an admin: his Start is refused, the table untouched.
+        # Cal is neither the creator nor an admin: his Start is refused, the table untouched; the
+        # refusal is the alert that answers his press, not a message in the group.
         before = len(await history(w.workers[0].store, table))
         lobby, start = w.button(GROUP_ID, "lb:start")
-        await w.press(CAL, lobby, start)
+        answer = await w.press(CAL, lobby, start)
         await w.quiet()
         assert len(await history(w.workers[0].store, table)) == before
-        assert translate("en", "refusal.not_creator") in _texts(w)
+        assert answer["text"] == translate("en", "refusal.not_creator")
+        assert answer["show_alert"] in (True, "true")
+        assert translate("en", "refusal.not_creator") not in _texts(w)
         # Dan administers the group: his Start starts the match, his /kick gives Bea's seat to an AI.
         await w.press(DAN, lobby, start)
         await w.quiet()
@@ -51,4 +54,5 @@ async def test_a_group_admin_starts_and_kicks_a_member_cannot(fake_redis):
         await w.say(CAL, "/cancel", chat=GROUP_ID)
         await w.quiet()
         assert [c for c in w.fake.calls[calls:] if c.method == "getChatMember"]
-        assert _texts(w).count(translate("en", "refusal.not_creator")) == 2
+        # A typed command's refusal is a reply in the group.
+        assert _texts(w).count(translate("en", "refusal.not_creator")) == 1

@@ -63,11 +63,13 @@ async def test_the_settings_keyboard_starts_a_match_with_the_options_chosen(fake
         [menu] = w.fake.chat_messages(BOB.id)
         five = next(b["callback_data"] for b in menu.buttons() if b["text"] == "535")
         await w.press(BOB, menu, five)
+        await w.quiet()  # the keyboard's edits go through the chat's queue
         [menu] = w.fake.chat_messages(BOB.id)
         assert "3" in menu.text  # 535 starts at three players
         more = Cfg.unpack(menu.buttons()[0]["callback_data"])
         assert more.op == "n"
         await w.press(BOB, menu, menu.buttons()[0]["callback_data"])  # 4 players
+        await w.quiet()
         [menu] = w.fake.chat_messages(BOB.id)
         go = next(b["callback_data"] for b in menu.buttons() if Cfg.unpack(b["callback_data"]).op == "go")
         await w.press(BOB, menu, go)
