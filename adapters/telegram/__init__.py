@@ -5,12 +5,16 @@ The ``cinq.adapters`` entry point is :func:`main` (the same shape as the webhook
 - ``main(runtime)`` (as ``cinq serve`` calls adapters) returns the coroutine that runs the bot on that
   runtime's Redis until cancelled (it returns at once, with a warning, when no token is set);
 - ``main(argv)`` (a list of words, as ``cinq telegram`` would pass them; also
-  ``python -m adapters.telegram``) runs the bot alone and returns an exit status.
+  ``python -m adapters.telegram``) runs the bot alone and returns an exit status.  SIGTERM or SIGINT
+  stops it gracefully (:meth:`adapters.telegram.app.TelegramBot.run`: input first, then what it owes)
+  and it exits 0.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 from typing import Any
 
 __all__ = ["main", "serve"]
@@ -45,7 +49,31 @@ def main(arg: Any = None, **_: Any) -> Any:
         print("set CINQ_TELEGRAM_TOKEN (and CINQ_TELEGRAM_PUBLIC_URL for webhook mode)")
         return 2
     try:
-        asyncio.run(serve(build_runtime(settings)))
+        asyncio.run(_run_alone(build_runtime(settings)))
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+async def _run_alone(runtime: Any) -> None:
+    """Run the bot until SIGTERM/SIGINT.  Without handlers of its own the process would die on the
+    spot (SIGTERM's default action): queued messages unsent, deliveries in hand cut off.  The signal
+    cancels the bot's task once, as ``cinq serve`` does; its ``finally`` stops the input and flushes
+    (bounded), and a second signal does not cut that short."""
+    task = asyncio.create_task(serve(runtime))
+    loop = asyncio.get_running_loop()
+    stopping: list[bool] = []
+
+    def stop() -> None:
+        if not stopping:
+            stopping.append(True)
+            task.cancel()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    finally:
+        with contextlib.suppress(Exception):
+            await runtime.redis.aclose()

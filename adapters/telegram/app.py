@@ -9,6 +9,12 @@ The process serves ``/healthz``, ``/readyz`` and ``/metrics`` (:mod:`service.hea
 host and port, in both modes: ready means Redis answers, the delivery loop runs, updates come in
 (the webhook was set, or polling started) and Bot API calls have not been failing for a minute
 (:mod:`adapters.telegram.health`).
+
+Stopping (SIGTERM, or the task cancelled by ``cinq serve``) goes in this order, within
+:data:`SHUTDOWN_WAIT_S`: input stops first (the HTTP port closes, or polling stops: no new
+``getUpdates``), the updates in hand are handled, the deliveries in hand finish, then the per-chat
+queues are flushed.  What could not be sent in time stays in Redis for the next process: outbox
+entries unacknowledged, edits as dirty slots.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
+from aiogram.types import TelegramObject, Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
@@ -41,8 +48,51 @@ from service.health import add_routes
 from service.platform_state import PlatformState
 from service.settings import Settings
 
-# How long a stopping bot waits for the deliveries in hand.
-CLOSE_WAIT_S = 5.0
+# How long a stopping bot may take in all to stop its input and flush what it owes (deliveries in
+# hand, queued messages).  Under `cinq serve`'s own bound (service.cli.SHUTDOWN_WAIT_S, 10 s), which
+# is itself well under the 30 s an orchestrator waits before SIGKILL.
+SHUTDOWN_WAIT_S = 8.0
+# Of that, how long the updates already taken in (webhook requests, polled updates) may take.
+UPDATES_WAIT_S = 3.0
+
+
+class UpdatesInHand:
+    """An outer middleware on every update: which updates this process is handling.
+
+    A stopping bot lets them finish, so that their commands reach the service: when polling, aiogram
+    handles them in tasks of its own that nothing else waits for (the process would exit under them),
+    and Telegram will not hand them out again (the long poll that followed them confirmed them).
+    """
+
+    def __init__(self) -> None:
+        self.in_hand: set[int] = set()
+
+    async def __call__(self, handler: Callable[[TelegramObject, dict[str, Any]], Any], event: TelegramObject,
+                       data: dict[str, Any]) -> Any:
+        uid = event.update_id if isinstance(event, Update) else None
+        if uid is None:
+            return await handler(event, data)
+        self.in_hand.add(uid)
+        try:
+            return await handler(event, data)
+        finally:
+            self.in_hand.discard(uid)
+
+    async def settle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until no update is being handled; True if none is."""
+        deadline = time.monotonic() + timeout
+        while self.in_hand and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return not self.in_hand
+
+
+class _WebhookHandler(SimpleRequestHandler):
+    """aiogram's webhook handler, except that stopping the HTTP server does not close the bot's
+    session: the queues still have to be flushed through it after the port closed (a session closed
+    under a call in flight would fail it, and a retry could post a message twice)."""
+
+    async def close(self) -> None:
+        """Nothing: :meth:`TelegramBot.run` closes the session last."""
 
 
 def make_bot(tg: TelegramSettings) -> Bot:
@@ -70,6 +120,12 @@ class TelegramBot:
     redis: Any = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     port: int | None = None  # the port the HTTP server listens on, once it does
+    updates: UpdatesInHand = field(default_factory=UpdatesInHand)
+    # How long a stop may take in all.
+    shutdown_wait_s: float = SHUTDOWN_WAIT_S
+    # False: a stop drops the queues instead of flushing them, as a crash would (the tests' restarts,
+    # to check that Redis keeps what the queues held); the deliveries in hand still finish.
+    flush_on_stop: bool = True
 
     def http_app(self) -> web.Application:
         """The role's HTTP app: the webhook (webhook mode) and health, readiness and metrics."""
@@ -88,20 +144,22 @@ class TelegramBot:
         (no Bot API call): a handler only parses and hands on, which takes milliseconds.
         """
         app = web.Application()
-        SimpleRequestHandler(dispatcher=self.dispatcher, bot=self.bot, handle_in_background=False,
-                             secret_token=self.tg.webhook_secret).register(app, path=self.tg.webhook_path)
+        _WebhookHandler(dispatcher=self.dispatcher, bot=self.bot, handle_in_background=False,
+                        secret_token=self.tg.webhook_secret).register(app, path=self.tg.webhook_path)
         setup_application(app, self.dispatcher, bot=self.bot)
         return app
 
     async def run(self) -> None:
-        """Receive updates (polling, or webhook when a public URL is set) and deliver the outbox."""
+        """Receive updates (polling, or webhook when a public URL is set) and deliver the outbox, until
+        cancelled; then stop in order (see the module docstring)."""
         log = logs.get("telegram")
         delivery = asyncio.create_task(self.deliver())
         self.health.delivery = delivery
         runner: web.AppRunner | None = None
         try:
             if self.tg.http:
-                runner = web.AppRunner(self.http_app())
+                # Requests in progress when the server stops get UPDATES_WAIT_S (aiohttp's default: 60 s).
+                runner = web.AppRunner(self.http_app(), shutdown_timeout=UPDATES_WAIT_S)
                 await runner.setup()
                 site = web.TCPSite(runner, self.tg.host, self.tg.port)
                 await site.start()
@@ -118,17 +176,39 @@ class TelegramBot:
                 await self.bot.delete_webhook()
                 self.health.receiving = "polling"
                 log.info("polling")
-                await self._poll()
+                await self._poll()  # stops polling (no new getUpdates) when cancelled
         finally:
-            self.health.receiving = None
-            await self.close(delivery)
+            await self._shutdown(delivery, runner)
+
+    async def _shutdown(self, delivery: asyncio.Task[None], runner: web.AppRunner | None) -> None:
+        """Stop taking input, then flush what is owed, within :attr:`shutdown_wait_s`.
+
+        The webhook is left registered: Telegram keeps (and retries) the updates that find the port
+        closed, for the next process; deleting it would stop the process that replaces this one.
+        """
+        log = logs.get("telegram")
+        deadline = time.monotonic() + self.shutdown_wait_s
+        self.health.receiving = None
+        if self.flush_on_stop:
+            self.sender.hurry()  # no more merging: whatever is queued now is all there will be
+        try:
+            # 1. Input.  The port closes at once (webhook and health); requests in progress finish.
+            #    The delivery keeps running meanwhile: a press waits for its verdict through it.
             if runner is not None:
                 await runner.cleanup()
+            left = deadline - time.monotonic()
+            if not await self.updates.settle(min(UPDATES_WAIT_S, max(left, 0.0))):
+                log.warning("updates_in_hand", updates=sorted(self.updates.in_hand))
+            # 2. What is owed: the deliveries in hand, then the queues.
+            await self.close(delivery, wait=deadline - time.monotonic())
+        finally:
             await self.bot.session.close()
+        log.info("stopped", calls=self.sender.calls)
 
     async def _poll(self) -> None:
         """Long polling until cancelled.  aiogram's polling runs in tasks of its own that cancelling
-        ``start_polling`` would leave running: a cancellation stops them with ``stop_polling``."""
+        ``start_polling`` would leave running: a cancellation stops them with ``stop_polling`` (the
+        long poll in progress is abandoned: no update is taken in after that)."""
         polling = asyncio.create_task(self.dispatcher.start_polling(
             self.bot, handle_signals=False, close_bot_session=False, polling_timeout=self.tg.polling_timeout,
             allowed_updates=self.dispatcher.resolve_used_update_types()))
@@ -141,16 +221,28 @@ class TelegramBot:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await polling
 
-    async def close(self, delivery: asyncio.Task[None] | None = None) -> None:
-        """Stop delivering; what was not sent is redelivered to the next process."""
+    async def close(self, delivery: asyncio.Task[None] | None = None, *, wait: float | None = None) -> None:
+        """Stop delivering and flush the queues, within ``wait`` seconds (default
+        :attr:`shutdown_wait_s`).  Nothing is acknowledged that was not done: a post is acknowledged
+        once sent, an edit once recorded in Redis as its slot's wanted content (dirty until it went
+        out); what is not done by then is sent by the next process."""
+        deadline = time.monotonic() + (self.shutdown_wait_s if wait is None else wait)
+        if self.flush_on_stop:
+            self.sender.hurry()
         self.stop.set()
         if delivery is not None:
-            # Let the delivery finish what it has in hand (it releases its partitions), then stop it.
+            # The delivery reads nothing more; the messages in hand finish (a post is acknowledged
+            # once the queue sent it), and it releases its partitions.
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(delivery), timeout=CLOSE_WAIT_S)
+                await asyncio.wait_for(asyncio.shield(delivery), max(deadline - time.monotonic(), 0.0))
+            # Past the bound: a message still in hand is not acknowledged; it stays pending for the next
+            # process (which claims it under the same consumer name).
             delivery.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await delivery
+        # The edits acknowledged but still queued (and the handlers' own edits): sent now.
+        if self.flush_on_stop:
+            await self.sender.flush(deadline - time.monotonic())
         await self.sender.close()
 
 
@@ -174,8 +266,10 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
                         metrics=metrics.delivery)
     dp = Dispatcher(gateway=gateway, platform_state=state, sender=sender, secrets=settings.secrets_bytes(),
                     presses=presses, outbox=handler)
+    updates = UpdatesInHand()
+    dp.update.outer_middleware(updates)
     dp.message.outer_middleware(RoomOf())
     dp.callback_query.outer_middleware(RoomOf())
     dp.include_routers(*routers())
     return TelegramBot(bot, dp, sender, handler, delivery, gateway, state, tg, BotHealth(watch), metrics,
-                       redis)
+                       redis, updates=updates)

@@ -18,6 +18,8 @@
   :meth:`service.platform_state.PlatformState.moved_to`, asked once per chat and process).
 - An :class:`~adapters.telegram.render.Edit` (a settings keyboard: one given message, no slot) goes
   through the same queue and limits; a queued edit of the same message is merged.
+- A stopping process flushes its queues (:meth:`Sender.flush`): the waits that only serve merging
+  (``coalesce_s``, ``group_interval_s``) are cut short, Telegram's limits are still kept.
 
 Which message shows which slot, and what each slot wants to show, live in Redis; a slot stays
 *dirty* there until its content went out, so the queues are only a buffer: after a restart the
@@ -103,6 +105,9 @@ class Sender:
         self.calls = 0
         self.skipped = 0
         self.submitted = 0
+        # Set when the process stops: what is queued goes now instead of waiting to merge with later
+        # content that will not come (SIGTERM must not hold a group's table back for group_interval_s).
+        self._hurry = asyncio.Event()
 
     # -- enqueueing ---------------------------------------------------------------------------------
 
@@ -149,8 +154,28 @@ class Sender:
         while any(c.queue for c in self.chats.values()):
             await asyncio.sleep(0.01)
 
+    def hurry(self) -> None:
+        """From now on, send what is queued without waiting for more content to merge (stopping)."""
+        self._hurry.set()
+
+    async def flush(self, timeout: float) -> bool:
+        """Send everything queued (see :meth:`hurry`), for at most ``timeout`` seconds; True when every
+        queue emptied.  What is left is cancelled by :meth:`close`: a slot stays dirty in Redis and a
+        post unmarked, so the next process sends them."""
+        self.hurry()
+        if timeout <= 0:
+            return not any(c.queue for c in self.chats.values())
+        try:
+            await asyncio.wait_for(self.idle(), timeout)
+        except TimeoutError:
+            left = sum(len(c.queue) for c in self.chats.values())
+            self.log.warning("flush_incomplete", queued=left, timeout_s=timeout)
+            return False
+        return True
+
     async def close(self) -> None:
-        """Stop every queue (what is left is redelivered by the outbox consumer after a restart)."""
+        """Stop every queue at once (what is left is redelivered by the outbox consumer after a restart;
+        :meth:`flush` first to send it now)."""
         for c in self.chats.values():
             if c.task is not None:
                 c.task.cancel()
@@ -168,7 +193,7 @@ class Sender:
                     last = chat.edited.get((item.op.table, item.op.slot))
                     if last is not None:
                         at = max(at, last + self.limits.group_interval_s)
-                await self._sleep_until(at)
+                await self._hold_until(at)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
             if isinstance(item.op, Show):
@@ -228,10 +253,13 @@ class Sender:
             self.log.error("send_failed", chat=chat_id, error=repr(e)[:200])
         return True
 
-    async def _sleep_until(self, t: float) -> None:
+    async def _hold_until(self, t: float) -> None:
+        """Hold an edit back until ``t`` so that later content merges into it, unless the process is
+        stopping (:meth:`hurry`): then no later content is coming, and the edit goes now."""
         delay = t - self.clock()
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if delay > 0 and not self._hurry.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hurry.wait(), delay)
 
     async def _wait_turn(self, chat_id: str, chat: _Chat, count: bool = True) -> None:
         """Wait until a call to this chat keeps every limit, then count it (unless ``count`` is False:

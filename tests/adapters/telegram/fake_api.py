@@ -9,7 +9,8 @@ It also plays Telegram's side of receiving updates: ``getUpdates`` is a real lon
 updates given to :meth:`FakeTelegram.push`, and :meth:`FakeTelegram.post_update` delivers an update to
 a bot's webhook (with the secret header) and records the method the bot answered with in the HTTP
 response.  A group upgraded to a supergroup answers 400 with ``parameters.migrate_to_chat_id``
-(:meth:`FakeTelegram.migrate`); :attr:`FakeTelegram.down` makes every call fail with 502.
+(:meth:`FakeTelegram.migrate`); :attr:`FakeTelegram.down` makes every call fail with 502, and
+:attr:`FakeTelegram.slow` makes the calls about a chat take that long to answer.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Call:
     params: dict[str, Any]
     at: float
     ok: bool = True
+    answered: float | None = None  # when the answer was ready (later than ``at`` for a slow chat)
 
     @property
     def chat(self) -> int | None:
@@ -77,6 +79,7 @@ class FakeTelegram:
     webhook_set: bool = False
     closing: bool = False
     fail_set_webhook: bool = False
+    slow: dict[int, float] = field(default_factory=dict)  # chat -> seconds its calls take to answer
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: dict[int, int] = field(default_factory=dict)
     _seq: int = 0
@@ -189,7 +192,15 @@ class FakeTelegram:
         if handler is None:
             call.ok = False
             return _error(404, f"Not Found: method {method}")
+        if call.chat in self.slow:
+            until = time.monotonic() + self.slow[call.chat]
+            while time.monotonic() < until and not self.closing:  # stop() does not wait for it
+                await asyncio.sleep(0.02)
+            if self.closing:
+                call.ok = False
+                return _error(502, "Bad Gateway")
         status, result = handler(params)
+        call.answered = time.monotonic()
         if status != 200:
             call.ok = False
             return _error(status, result)

@@ -136,6 +136,7 @@ class World:
         """Stop the bot process abruptly (queued edits are not sent: Redis remembers them)."""
         if self.tg is None:
             return
+        self.tg.flush_on_stop = False  # a crash, not a SIGTERM (test_telegram_shutdown.py has those)
         if self.running is not None:
             self.running.cancel()
             with contextlib.suppress(asyncio.CancelledError):
