@@ -7,6 +7,7 @@ Public API (the same for every game)::
     engine.legal_moves(state)   # ["5o"], ["4o", "6o", "pass"]...
     state = engine.play(state, "5o")   # new state; raises engine.IllegalMove
     engine.view(state, seat)    # what that seat may know (G-1)
+    engine.views(state, [None, 0])  # several views at once, sharing their public parts
     engine.result(state)        # {"winners": [...], "scores": [...], ...} once over
 
 ``snapshot``/``restore`` save and load a whole state (for the service's snapshots).  The fast
@@ -16,7 +17,7 @@ path for playouts (integer moves, in place) is ``engine.rules_for(state)``; see
 
 from engine import cinquillo as _cinquillo  # noqa: F401  (registers the game)
 from engine import five35 as _five35  # noqa: F401  (registers the game)
-from engine.api import legal_moves, new_game, play, restore, result, snapshot, to_move, view
+from engine.api import legal_moves, new_game, play, restore, result, snapshot, to_move, view, views
 from engine.errors import IllegalMove
 from engine.rng import SplitMix64
 from engine.rules import Rules, games, rules_for
@@ -35,4 +36,5 @@ __all__ = [
     "snapshot",
     "to_move",
     "view",
+    "views",
 ]

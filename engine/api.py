@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import IllegalMove
@@ -60,6 +61,22 @@ def view(state: Any, seat: int | None) -> dict[str, Any]:
                              or not 0 <= seat < state.players):
         raise ValueError(f"no seat {seat!r} at this table")
     return rules.view(state, seat)
+
+
+def views(state: Any, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+    """``[view(state, seat) for seat in seats]``, cheaper: the parts every seat may see are computed
+    once and shared between the views, so treat them as read-only (a view is meant to be written
+    out; copy one before changing it)."""
+    rules = rules_for(state)
+    for seat in seats:
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < state.players):
+            raise ValueError(f"no seat {seat!r} at this table")
+    many = getattr(rules, "views", None)
+    if many is None:
+        return [rules.view(state, seat) for seat in seats]
+    out: list[dict[str, Any]] = many(state, seats)
+    return out
 
 
 def result(state: Any) -> dict[str, Any] | None:

@@ -151,15 +151,28 @@ class Stored(BaseModel):
     cmd: str
 
 
+# Events whose fields are all plain JSON values (ints, strings): their ``model_dump(mode="json")`` is
+# their ``__dict__``, written without pydantic's serializer (MovePlayed: one per move).
+_FLAT: frozenset[type[Event]] = frozenset({MovePlayed, MatchStarted})
+
+
 def encode(event: Event, *, at: float, cmd: str) -> str:
     """The JSON envelope of an event, at its model's current schema version."""
-    return orjson.dumps({"type": type(event).__name__, "v": event.schema_version, "at": at, "cmd": cmd,
-                         "data": event.model_dump(mode="json")}, option=orjson.OPT_NON_STR_KEYS).decode()
+    data = event.__dict__ if type(event) in _FLAT else event.model_dump(mode="json")
+    env = {"type": type(event).__name__, "v": event.schema_version, "at": at, "cmd": cmd, "data": data}
+    try:
+        return orjson.dumps(env).decode()
+    except TypeError:  # a key that is not a string (the option is slower, so only when needed)
+        return orjson.dumps(env, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def decode(raw: str | bytes) -> Stored:
     """Read an envelope back, upcasting old schema versions to the current model."""
-    env = orjson.loads(raw)
+    return decode_envelope(orjson.loads(raw))
+
+
+def decode_envelope(env: dict[str, Any]) -> Stored:
+    """:func:`decode` of an envelope already parsed from its JSON."""
     cls = EVENT_TYPES[env["type"]]
     version, data = env.get("v", 1), env["data"]
     while version < cls.schema_version:

@@ -78,6 +78,7 @@ class EventStore:
         self.keys = keys
         self._src = {"append": _script("append.lua"), "load": _script("load.lua")}
         self._sha: dict[str, str] = {}
+        self._keys_of: dict[str, tuple[str, ...]] = {}  # table -> its append keys (see _append_keys)
 
     async def _ensure_scripts(self) -> None:
         for name, src in self._src.items():
@@ -91,6 +92,15 @@ class EventStore:
         """The keys the append script touches for ``table`` (one hash tag)."""
         k = self.keys
         return [k.events(table), k.snap(table), k.done(table), k.outbox_for(table), k.due_for(table)]
+
+    def _append_keys(self, table: str) -> tuple[str, ...]:
+        # The worker appends to the same tables again and again: their keys are named once.
+        keys = self._keys_of.get(table)
+        if keys is None:
+            if len(self._keys_of) >= 100_000:
+                self._keys_of.clear()
+            keys = self._keys_of[table] = tuple(self.append_keys(table))
+        return keys
 
     def load_keys(self, table: str) -> list[str]:
         """The keys the load script touches for ``table`` (one hash tag)."""
@@ -126,7 +136,7 @@ class EventStore:
     def queue_append(self, pipe: Any, a: Append) -> None:
         """Add one compare-and-append to a caller's pipeline (see :meth:`result`); the scripts must
         be loaded (:meth:`ensure_scripts`)."""
-        keys = self.append_keys(a.table)
+        keys = self._append_keys(a.table)
         pipe.execute_command("EVALSHA", self._sha["append"], len(keys), *keys, *self._append_args(a))
 
     def result(self, raw: Any) -> AppendResult:

@@ -8,6 +8,7 @@ move.  Round ends (C-7, C-13), scoring (C-9, C-10, C-12) and the next deal happe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +30,7 @@ from engine.cinquillo.deal import deal_round, first_dealer, hands_from_lists
 from engine.cinquillo.options import resolve
 from engine.cinquillo.snapshot import restore, snapshot
 from engine.cinquillo.state import CinquilloState, fraction_json, holder_of_five_oros
-from engine.cinquillo.view import result, view
+from engine.cinquillo.view import result, view, views
 from engine.errors import IllegalMove
 from engine.rng import Seed, seed_text
 
@@ -260,6 +261,10 @@ class CinquilloRules:
     def view(self, state: CinquilloState, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (G-1); see :func:`engine.cinquillo.view.view`."""
         return view(state, seat)
+
+    def views(self, state: CinquilloState, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+        """The views of several seats, sharing their public parts; see :func:`engine.cinquillo.view.views`."""
+        return views(state, seats)
 
     def result(self, state: CinquilloState) -> dict[str, Any] | None:
         """The match result once over; see :func:`engine.cinquillo.view.result`."""

@@ -7,6 +7,7 @@ the seed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.cinquillo.cards import CODES, SUITS, codes_of
@@ -33,44 +34,68 @@ def view(st: CinquilloState, seat: int | None) -> dict[str, Any]:
     round's moves: ``{"seat", "move"}``), ``last_move``, ``options`` and ``rounds`` (the finished
     rounds' public records: winners, cards left per seat, points, chips, moves).
     """
+    return views(st, (seat,))[0]
+
+
+def views(st: CinquilloState, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+    """The :func:`view` of each of ``seats``, with the public parts computed once and shared
+    between the views (read-only: a view is written out, never changed in place)."""
     opts = st.opts
     over = st.turn < 0
     to_move = None if over else st.turn
-    legal: list[str] = []
-    if seat is not None and seat == to_move:
-        legal = codes_of(st.hands[seat] & st.playable) or ["pass"]
     history = _history(st)
-    return {
-        "game": st.game,
-        "seat": seat,
-        "players": st.players,
-        "hand": None if seat is None else codes_of(st.hands[seat]),
-        "hand_sizes": [h.bit_count() for h in st.hands],
-        "to_move": to_move,
-        "legal_moves": legal,
-        "extra_turn": bool(not over and st.history and st.history[-1] >> 6 == st.turn),
-        "scores": [fraction_json(f) for f in st.scores],
-        "scoring": "points" if opts.points else "round_wins",
-        "target": opts.target,
-        "rounds_to_win": opts.rounds_to_win,
-        "round_wins": list(st.round_wins),
-        "round": st.round_index + 1,
-        "over": over,
-        "winners": None if st.winners is None else list(st.winners),
-        "table": {SUITS[s]: None if st.low[s] < 0 else
-                  {"low": CODES[s * 10 + st.low[s]], "high": CODES[s * 10 + st.high[s]]}
-                  for s in range(4)},
-        "blocked": codes_of(st.blocked),
-        "chips": list(st.chips) if st.pay else None,
-        "pot": st.pot if st.pay else None,
-        "teams": teams_list(st),
-        "direction": opts.direction,
-        "dealer": st.dealer if opts.deal == "tradicional" else None,
-        "history": history,
-        "last_move": history[-1] if history else None,
-        "options": opts.as_dict(),
-        "rounds": rounds_copy(st),
-    }
+    hand_sizes = [h.bit_count() for h in st.hands]
+    extra_turn = bool(not over and st.history and st.history[-1] >> 6 == st.turn)
+    scores = [fraction_json(f) for f in st.scores]
+    scoring = "points" if opts.points else "round_wins"
+    round_wins = list(st.round_wins)
+    winners = None if st.winners is None else list(st.winners)
+    table = {SUITS[s]: None if st.low[s] < 0 else
+             {"low": CODES[s * 10 + st.low[s]], "high": CODES[s * 10 + st.high[s]]}
+             for s in range(4)}
+    blocked = codes_of(st.blocked)
+    chips = list(st.chips) if st.pay else None
+    pot = st.pot if st.pay else None
+    teams = teams_list(st)
+    dealer = st.dealer if opts.deal == "tradicional" else None
+    last_move = history[-1] if history else None
+    options = opts.as_dict()
+    rounds = rounds_copy(st)
+    out = []
+    for seat in seats:
+        legal: list[str] = []
+        if seat is not None and seat == to_move:
+            legal = codes_of(st.hands[seat] & st.playable) or ["pass"]
+        out.append({
+            "game": st.game,
+            "seat": seat,
+            "players": st.players,
+            "hand": None if seat is None else codes_of(st.hands[seat]),
+            "hand_sizes": hand_sizes,
+            "to_move": to_move,
+            "legal_moves": legal,
+            "extra_turn": extra_turn,
+            "scores": scores,
+            "scoring": scoring,
+            "target": opts.target,
+            "rounds_to_win": opts.rounds_to_win,
+            "round_wins": round_wins,
+            "round": st.round_index + 1,
+            "over": over,
+            "winners": winners,
+            "table": table,
+            "blocked": blocked,
+            "chips": chips,
+            "pot": pot,
+            "teams": teams,
+            "direction": opts.direction,
+            "dealer": dealer,
+            "history": history,
+            "last_move": last_move,
+            "options": options,
+            "rounds": rounds,
+        })
+    return out
 
 
 def rounds_copy(st: CinquilloState) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ Rule choices the rule book leaves open (see also the package docstring):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import IllegalMove
@@ -47,7 +48,7 @@ from engine.five35.piles import (
     tables_for,
 )
 from engine.five35.state import State
-from engine.five35.view import copy_round, view
+from engine.five35.view import copy_round, view, views
 from engine.rng import SplitMix64, seed_text
 
 NAME = "535"
@@ -344,6 +345,10 @@ class Five35Rules:
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (G-1); see :func:`engine.five35.view.view`."""
         return view(self, state, seat)
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+        """The views of several seats, sharing their public parts; see :func:`engine.five35.view.views`."""
+        return views(self, state, seats)
 
     def result(self, state: State) -> dict[str, Any] | None:
         """Once over: ``winners`` (fewest points, ties share, F-14), ``scores``, ``rounds``."""

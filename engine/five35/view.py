@@ -4,6 +4,7 @@ is shown only once the match is over, so that anyone can re-deal and check it, G
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.five35 import deck as D
@@ -31,38 +32,57 @@ def view(rules: Five35Rules, state: State, seat: int | None) -> dict[str, Any]:
     "move"}``), ``rounds`` (finished rounds' results), ``options``, ``over``, and once over
     ``result`` and ``seed``.
     """
+    return views(rules, state, (seat,))[0]
+
+
+def views(rules: Five35Rules, state: State, seats: Sequence[int | None]) -> list[dict[str, Any]]:
+    """The :func:`view` of each of ``seats``, with the public parts computed once and shared
+    between the views (read-only: a view is written out, never changed in place)."""
     s = state
     pile = PILES[s.pile]
     moves = [{"seat": h & 7, "move": move_text(h >> 3)} for h in s.history]
     to_move = None if s.over else s.to_move
-    out: dict[str, Any] = {
-        "game": s.game,
-        "seat": seat,
-        "players": s.players,
-        "hand": None if seat is None else D.unpack(s.hands[seat]),
-        "hand_sizes": s.counts[:],
-        "out_of_play": D.size(s.out),
-        "to_move": to_move,
-        "legal_moves": ([rules.encode(s, m) for m in rules.legal(s)]
-                        if seat is not None and seat == to_move else []),
-        "scores": s.scores[:],
-        "round": s.round_no + 1,
-        "dealer": s.dealer,
-        "leader": s.leader,
-        "last_player": None if s.last < 0 else s.last,
-        "passed": [i for i in range(s.players) if s.passed >> i & 1],
-        "pile": {
-            "cards": [D.RANKS[i] for i in pile_cards(pile)],
-            "type": KIND_NAMES[pile[0]],
-            "size": pile[2],
-        },
-        "trick_moves": moves[s.trick_start:],
-        "history": moves,
-        "rounds": [copy_round(r) for r in s.rounds],
-        "options": s.options.public(),
-        "over": s.over,
+    hand_sizes = s.counts[:]
+    out_of_play = D.size(s.out)
+    scores = s.scores[:]
+    last_player = None if s.last < 0 else s.last
+    passed = [i for i in range(s.players) if s.passed >> i & 1]
+    pile_view = {
+        "cards": [D.RANKS[i] for i in pile_cards(pile)],
+        "type": KIND_NAMES[pile[0]],
+        "size": pile[2],
     }
-    if s.over:
-        out["result"] = rules.result(s)
-        out["seed"] = s.seed
+    trick_moves = moves[s.trick_start:]
+    rounds = [copy_round(r) for r in s.rounds]
+    options = s.options.public()
+    result = rules.result(s) if s.over else None
+    out = []
+    for seat in seats:
+        v: dict[str, Any] = {
+            "game": s.game,
+            "seat": seat,
+            "players": s.players,
+            "hand": None if seat is None else D.unpack(s.hands[seat]),
+            "hand_sizes": hand_sizes,
+            "out_of_play": out_of_play,
+            "to_move": to_move,
+            "legal_moves": ([rules.encode(s, m) for m in rules.legal(s)]
+                            if seat is not None and seat == to_move else []),
+            "scores": scores,
+            "round": s.round_no + 1,
+            "dealer": s.dealer,
+            "leader": s.leader,
+            "last_player": last_player,
+            "passed": passed,
+            "pile": pile_view,
+            "trick_moves": trick_moves,
+            "history": moves,
+            "rounds": rounds,
+            "options": options,
+            "over": s.over,
+        }
+        if s.over:
+            v["result"] = result
+            v["seed"] = s.seed
+        out.append(v)
     return out

@@ -5,13 +5,23 @@ local ver = redis.call('XLEN', KEYS[1])
 local ncmd = tonumber(ARGV[7])
 local i = 8
 -- Duplicates first: a redelivered command must be recognised even when the version has moved on.
-local dups = {}
+-- The ids are added at once (one call each instead of a check and an add); on a duplicate or a
+-- conflict the ones this call added are removed again, so nothing is changed.
+local dups, added, mine = {}, {}, {}
 for k = 0, ncmd - 1 do
-  if redis.call('SISMEMBER', KEYS[3], ARGV[i + k]) == 1 then dups[#dups + 1] = ARGV[i + k] end
+  local id = ARGV[i + k]
+  if redis.call('SADD', KEYS[3], id) == 1 then
+    added[#added + 1] = id
+    mine[id] = true
+  elseif not mine[id] then
+    dups[#dups + 1] = id
+  end
 end
-if #dups > 0 then return {2, ver, dups} end
-if ver ~= tonumber(ARGV[1]) then return {0, ver} end
-for k = 0, ncmd - 1 do redis.call('SADD', KEYS[3], ARGV[i + k]) end
+if #dups > 0 or ver ~= tonumber(ARGV[1]) then
+  if #added > 0 then redis.call('SREM', KEYS[3], unpack(added)) end
+  if #dups > 0 then return {2, ver, dups} end
+  return {0, ver}
+end
 i = i + ncmd
 local nev = tonumber(ARGV[i]); i = i + 1
 -- Entry ids are 0-<version>: a reader can ask for "the events after version v" directly.

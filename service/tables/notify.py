@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 import engine
 from service import text
 from service.commands import TableCommand
@@ -63,6 +65,9 @@ def lobby_view(t: Table) -> dict[str, Any]:
 
 def _line(after: Table, event: Event) -> text.Item | None:
     """The one-line announcement of an event in a room (None: not announced)."""
+    if type(event) is MovePlayed:  # most events: tested first
+        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
+                      move=text.move(after.game, event.move))
     if isinstance(event, TableCreated):
         game = text.t(f"game.{event.game}")
         return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
@@ -76,9 +81,6 @@ def _line(after: Table, event: Event) -> text.Item | None:
         return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
     if isinstance(event, MatchStarted):
         return text.t("table.started", players=event.players, commitment=event.commitment)
-    if isinstance(event, MovePlayed):
-        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
-                      move=text.move(after.game, event.move))
     if isinstance(event, SeatTakenByBot):
         name = _person(event.player) if event.player else str(event.seat + 1)
         return text.t(f"table.bot_took_seat_{event.reason}", name=name)
@@ -105,10 +107,11 @@ def _line(after: Table, event: Event) -> text.Item | None:
 
 def turn_deadline(t: Table) -> float | None:
     """When the person to move runs out of time (unix seconds), or None (no timer, an AI's turn)."""
-    if t.status != RUNNING or t.turn_seconds <= 0:
-        return None
-    mover = t.to_move()
-    if mover is None or not t.seats[mover].human:
+    return _deadline(t, t.to_move())
+
+
+def _deadline(t: Table, mover: int | None) -> float | None:
+    if t.status != RUNNING or t.turn_seconds <= 0 or mover is None or not t.seats[mover].human:
         return None
     return t.turn_since + t.turn_seconds
 
@@ -120,8 +123,25 @@ Built as a dict, not as a model, because this runs for every message of every co
 validate it as a :class:`Message`."""
 
 
+def wire_json(message: Wire) -> bytes:
+    """The JSON of a message for the outbox.  orjson refuses a dict key that is not a string unless
+    told to accept them, an option that makes every dump ~40% slower: it is used only when needed
+    (the text is the same either way)."""
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _plain(m: Room | Player) -> Wire:
+    # ``model_dump()`` of these flat models (str fields only), without pydantic's serializer: a
+    # pydantic v2 model keeps its field values in ``__dict__`` (tests/service/test_events.py checks
+    # that both agree).
+    return m.__dict__.copy()
+
+
 def _to(room: Room | None = None, player: Player | None = None) -> Wire:
-    return {"room": room.model_dump() if room else None, "player": player.model_dump() if player else None}
+    return {"room": _plain(room) if room else None, "player": _plain(player) if player else None}
 
 
 class _Out:
@@ -141,14 +161,21 @@ class _Out:
             "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code})
 
 
-def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str) -> None:
-    """The private message of one seat: its view and, on its turn, its legal moves as actions."""
+def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
+                  view: dict[str, Any] | None = None, seat_names: list[text.Item] | None = None,
+                  mover: int | None = -1) -> None:
+    """The private message of one seat: its view and, on its turn, its legal moves as actions.
+
+    ``view`` (the seat's own), ``seat_names`` and ``mover`` may be given when the caller has them."""
     player = t.seats[seat].player
     assert player is not None
-    view = engine.view(t.engine, seat)
+    if view is None:
+        view = engine.view(t.engine, seat)
+    if mover == -1:
+        mover = t.to_move()
     actions: list[Wire] = []
-    lines: list[text.Item] = [text.view(names(t))]
-    if t.status == RUNNING and t.to_move() == seat:
+    lines: list[text.Item] = [text.view(names(t) if seat_names is None else seat_names)]
+    if t.status == RUNNING and mover == seat:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
         actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
@@ -166,29 +193,40 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     t = d.after
     if t is None:
         return []
+    running = t.status == RUNNING
+    mover = t.to_move()  # None unless running
     out = _Out(cmd, t.id, t.version, t.game)
-    out.deadline = turn_deadline(t)
+    out.deadline = _deadline(t, mover)
+    # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
+    # deep link (/start <table>: a join) of a seated player), and the person to move after a change.
+    kinds = {type(e) for e in d.events}
+    hands: list[int] = []
+    if running:
+        started = MatchStarted in kinds
+        asking = cmd.actor if cmd.name in ("hand", "join") else None
+        for seat_no, seat in enumerate(t.seats):
+            if not seat.human:
+                continue
+            if started or (d.events and seat_no == mover) or (
+                    asking is not None and asking.same(seat.player)):
+                hands.append(seat_no)
+    # The room's view and the hands' views in one go: what they share is computed once.
+    public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
+    views = engine.views(t.engine, [None, *hands] if public else hands) if public or hands else []
+    seat_names = names(t) if running else None
     if d.events:
-        over = any(isinstance(e, MatchFinished) for e in d.events)
+        over = MatchFinished in kinds
         lines = [line for e in d.events if (line := _line(t, e)) is not None]
-        if t.engine is not None and t.status in (RUNNING, FINISHED):
-            view = engine.view(t.engine, None)
-            if t.status == RUNNING:
-                lines.append(text.view(names(t)))
+        if public:
+            view = views[0]
+            if running:
+                lines.append(text.view(seat_names))
         else:
             view = lobby_view(t)
         for room in t.rooms:
             out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view)
-    if t.status == RUNNING:
-        started = any(isinstance(e, MatchStarted) for e in d.events)
-        mover = t.to_move()
-        for seat_no, seat in enumerate(t.seats):
-            if not seat.human:
-                continue
-            # /hand, or a deep link (/start <table>: a join) of a seated player, sends the hand again.
-            asked = cmd.name in ("hand", "join") and cmd.actor is not None and cmd.actor.same(seat.player)
-            if started or asked or (d.events and seat_no == mover):
-                _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd))
+    for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
+        _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover)
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])

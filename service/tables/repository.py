@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 import engine
-from service.events import MatchStarted, MovePlayed, Stored, decode
+from service.events import MatchStarted, MovePlayed, Stored, decode, decode_envelope
 from service.store import EventStore, Loaded
 from service.tables.state import Table, evolve, from_snapshot, to_snapshot
 
@@ -41,7 +41,7 @@ def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bo
                 owned = True
             table = evolve(table, move, table_id=table_id, at=float(env.get("at", 0.0)), play=_apply_in_place)
             continue
-        s = decode(raw)
+        s = decode_envelope(env)  # parsed once (a MatchFinished carries every round: it is long)
         if isinstance(s.event, MovePlayed) and table is not None and table.engine is not None:
             if not owned:
                 table = replace(table, engine=engine.rules_for(table.engine).clone(table.engine))

@@ -69,3 +69,17 @@ def test_a_fold_from_a_cached_table_does_not_change_the_cached_table():
     after = fold("x", t, [move])
     assert engine.snapshot(t.engine) == before  # the cached copy is untouched
     assert after.version == t.version + 1 and engine.snapshot(after.engine) != before
+
+
+def test_the_fast_encodings_equal_pydantics():
+    # events.encode writes the flat events' __dict__, notify the rooms' and players' __dict__:
+    # both must be what model_dump gives.
+    from service.events import _FLAT, MatchStarted
+    from service.tables.notify import _plain
+
+    for ev in (MovePlayed(seat=2, move="play 7 7", cause="timeout"),
+               MatchStarted(seed="s", commitment="c", players=3)):
+        assert type(ev) in _FLAT
+        assert json.loads(encode(ev, at=1.0, cmd="c"))["data"] == ev.model_dump(mode="json")
+    for m in (ANA, GROUP):
+        assert _plain(m) == m.model_dump() and _plain(m) is not m.__dict__
