@@ -22,6 +22,7 @@ class Metrics:
                              registry=r)
         self.dead = Counter("cinq_dead_letters", "Commands sent to a dead-letter stream", registry=r)
         self.claimed = Counter("cinq_claimed_commands", "Commands taken over from a dead worker", registry=r)
+        self.shards = Gauge("cinq_worker_shards", "Command shards this worker holds the lease of", registry=r)
 
     def exposition(self) -> bytes:
         """The metrics in Prometheus' text format."""

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from service import bots, doorbell, logs
@@ -163,6 +162,7 @@ class Worker:
         # Wall-clock time, not self.clock (the game's clock, which tests fix): leases expire in Redis.
         gained, lost = await self.leases.rebalance(
             int(time.time() * 1000), busy=lambda s: self.keys.commands(s) in busy)
+        self.metrics.shards.set(len(self.leases.owned))
         if gained or lost:
             self.log.info("shards", gained=gained, lost=lost, owned=sorted(self.leases.owned))
         for s in gained:
@@ -451,7 +451,7 @@ class Worker:
                 g.failed.append((e, exc))
                 continue
             events += [encode(ev, at=ctx.now, cmd=cmd.id) for ev in d.events]
-            outbox += [(cmd.id, orjson.dumps(m, option=orjson.OPT_NON_STR_KEYS)) for m in msgs]
+            outbox += [(cmd.id, notify.wire_json(m)) for m in msgs]
             # A no-op (a tick that found nothing to do) changed nothing and told no one: it is not
             # marked as done, so that a later tick of the same version can still act.
             if outcome != "noop":

@@ -91,6 +91,7 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
         async def finished() -> bool:
             return all([(await load(h.worker.store, t)).status == "finished" for t in tables])
         await _wait_for(finished, 60)
+        assert [w.metrics.shards._value.get() for w in h.workers] == [2, 2]
         # No table was ever worked on by both workers: no conflicts at all.
         assert sum(w.metrics.conflicts._value.get() for w in h.workers) == 0
         for w in h.workers:
