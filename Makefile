@@ -22,6 +22,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy engine
+	$(VENV)/bin/mypy service adapters
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/python tools/check_engine_purity.py
 

@@ -49,7 +49,7 @@ class Leases:
     draining: set[int] = field(default_factory=set)
 
     async def rebalance(self, now_ms: int, busy: Callable[[int], bool] = lambda p: False
-                        ) -> tuple[set[int], set[int]]:
+                        ) -> tuple[list[int], list[int]]:
         """One round: heartbeat, renew, release extra parts that are not ``busy``, take free ones up
         to the fair share.  Call it every third of a lease.  Returns the parts (gained, lost)."""
         pipe = self.redis.pipeline(transaction=False)

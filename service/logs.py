@@ -6,7 +6,8 @@ import json
 import logging
 import sys
 import time
-from typing import Any
+from collections.abc import MutableMapping
+from typing import Any, TextIO, cast
 
 import orjson
 import structlog
@@ -26,7 +27,7 @@ class _CurrentStderr:
 _second: list[Any] = [None, ""]  # the last whole second stamped, and its ISO text
 
 
-def _timestamp(logger: Any, name: str, event: dict[str, Any]) -> dict[str, Any]:
+def _timestamp(logger: Any, name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """``TimeStamper(fmt="iso", utc=True)``, cheaper: the date and time of day are formatted once a
     second, the microseconds each time (same text: ``2026-01-31T12:00:00.123456Z``)."""
     now = time.time()
@@ -66,7 +67,8 @@ def configure(level: str = "INFO", stream: Any = None) -> None:
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(stream or _CurrentStderr()),
+        # structlog asks for a TextIO but only writes to it and flushes it, which _CurrentStderr can.
+        logger_factory=structlog.PrintLoggerFactory(stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )
 

@@ -111,7 +111,8 @@ class PlatformState:
         d = {_s(k): _s(v) for k, v in raw.items()}
         mid = d.get("mid")
         rank = tuple(int(x) for x in (d.get("rank") or "-1,0").split(","))
-        want = json.loads(d["want"]) if d.get("want") else None
+        raw_want = d.get("want")
+        want = json.loads(raw_want) if raw_want else None
         return MessageRef(message_id=int(mid) if mid else None, rank=(rank[0], rank[1]), want=want,
                           sent=d.get("sent"))
 

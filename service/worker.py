@@ -369,6 +369,7 @@ class Worker:
         if pipe is None:
             pipe = self.redis.pipeline(transaction=False)
         for g in planned:
+            assert g.append is not None  # planned holds the groups that have one
             self.store.queue_append(pipe, g.append)
         n_reads = self.reader.queue(pipe, self._streams(), self.settings.batch) if read else 0
         try:
@@ -426,7 +427,7 @@ class Worker:
         """Decide the group's commands in order and build its one compare-and-append."""
         t = g.before
         events: list[str] = []
-        outbox: list[tuple[str, str]] = []
+        outbox: list[tuple[str, str | bytes]] = []
         ids: list[str] = []
         for e in g.entries:
             cmd = e.cmd

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from adapters.telegram.presses import PREFIX, Presses
 from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
-from adapters.telegram.sender import Sender, is_group
+from adapters.telegram.sender import Op, Sender, is_group
 from service import logs
 from service.i18n import translate
 from service.outbox import Message
@@ -107,7 +107,7 @@ class OutboxHandler:
         if ref is not None and ref.want is not None:
             self.sender.submit(Show(room, table, MAIN, ref.rank, Content.from_json(ref.want)))
 
-    async def on_forbidden(self, op: Show | Post) -> None:
+    async def on_forbidden(self, op: Op) -> None:
         """A player's private chat refused a hand: tell them in the table's group, once, how to fix it."""
         if not isinstance(op, Show) or is_group(op.chat):
             return

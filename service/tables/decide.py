@@ -10,7 +10,7 @@ import hashlib
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import engine
 from service.commands import TableCommand
@@ -218,6 +218,7 @@ def _leave(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     t = b.t
     _require_status(t, LOBBY, RUNNING)
     seat = _require_seat(t, cmd)
+    assert cmd.actor is not None  # _require_seat refused a command without one
     if t.status == LOBBY:
         b.emit(PlayerLeft(seat=seat, player=cmd.actor))
     else:
@@ -246,6 +247,7 @@ def _cancel(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     t = b.t
     _require_status(t, LOBBY, RUNNING)
     _require_creator(t, cmd)
+    assert cmd.actor is not None  # _require_creator refused a command without one
     b.emit(TableCancelled(by=cmd.actor))
 
 
@@ -287,7 +289,7 @@ def _set(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     b.emit(OptionsChanged(options=options, max_seats=max_seats, turn_seconds=float(turn), by=cmd.actor))
 
 
-def _play_move(b: _Builder, seat: int, move: str, cause: str) -> None:
+def _play_move(b: _Builder, seat: int, move: str, cause: Literal["player", "bot", "timeout"]) -> None:
     try:
         b.emit(MovePlayed(seat=seat, move=move, cause=cause))
     except engine.IllegalMove as e:

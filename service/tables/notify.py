@@ -91,11 +91,11 @@ def _line(after: Table, event: Event) -> text.Item | None:
     if isinstance(event, TableCancelled):
         return text.t("table.cancelled", name=_person(event.by))
     if isinstance(event, PlayerKicked):
-        name: text.Item = text.t("table.bot_name", n=event.seat + 1)
+        kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
         if event.player is not None:
-            name = _person(event.player)
+            kicked = _person(event.player)
         key = "table.kicked" if event.level is None else "table.kicked_bot"
-        return text.t(key, name=name, by=_person(event.by))
+        return text.t(key, name=kicked, by=_person(event.by))
     if isinstance(event, OptionsChanged):
         words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
                  for k, v in sorted(event.options.items())]
@@ -219,7 +219,7 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
         lines = [line for e in d.events if (line := _line(t, e)) is not None]
         if public:
             view = views[0]
-            if running:
+            if seat_names is not None:  # i.e. running
                 lines.append(text.view(seat_names))
         else:
             view = lobby_view(t)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
-from aiogram.types import CallbackQuery
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
@@ -41,7 +41,8 @@ MAX_ALERT = 200
 
 def _label(cq: CallbackQuery) -> str:
     """The text of the pressed button, from the message's own keyboard."""
-    markup = getattr(cq.message, "reply_markup", None)
+    # getattr: the message may be missing or inaccessible (too old), with no reply_markup
+    markup: InlineKeyboardMarkup | None = getattr(cq.message, "reply_markup", None)
     for row in markup.inline_keyboard if markup else []:
         for button in row:
             if button.callback_data == cq.data:
