@@ -3,7 +3,7 @@
 Environment variables (prefix ``CINQ_WEBHOOK_``), e.g.::
 
     CINQ_WEBHOOK_PLATFORMS='[{"name": "acme", "secrets": ["whsec_..."], "callback_url": "https://acme/cinq"}]'
-    CINQ_WEBHOOK_PORT=8081
+    CINQ_WEBHOOK_PORT=8082
 
 A platform's ``secrets`` all verify inbound requests and all sign outbound callbacks (one signature
 each), so a secret is rotated by adding the new one, switching the platform over, then removing the
@@ -54,7 +54,8 @@ class WebhookSettings(BaseSettings):
 
     platforms: list[Platform] = Field(default_factory=list)
     host: str = "127.0.0.1"
-    port: int = 8081
+    # Not 8081, the Telegram bot's: `cinq serve` may run both.
+    port: int = 8082
     # Bodies are small chat messages: anything bigger is refused before it is read.
     max_body_bytes: int = Field(default=16 * 1024, ge=256)
     tolerance_s: int = Field(default=300, ge=1)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from service.settings import Settings
@@ -37,3 +40,31 @@ def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=["a-long-random-secret"]))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env_names(text: str) -> list[str]:
+    return re.findall(r"^([A-Z][A-Z0-9_]*)=", text, flags=re.M)
+
+
+def test_env_example_names_every_setting_of_every_role() -> None:
+    from adapters.telegram.config import TelegramSettings
+    from adapters.webhook.config import WebhookSettings
+
+    documented = set(_env_names((ROOT / ".env.example").read_text()))
+    wanted = set()
+    for cls in (Settings, TelegramSettings, WebhookSettings):
+        prefix = cls.model_config.get("env_prefix", "")
+        wanted |= {"REDIS_URL" if name == "redis_url" else f"{prefix}{name}".upper()
+                   for name in cls.model_fields}
+    assert wanted - documented == set(), "settings missing from .env.example"
+    assert documented - wanted == set(), ".env.example names a variable no setting reads"
+
+
+def test_docker_compose_passes_every_documented_variable_to_the_roles() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    block = compose.split("environment: &cinq-env\n", 1)[1].split("\n  depends_on:", 1)[0]
+    passed = set(re.findall(r"^    ([A-Z][A-Z0-9_]*):", block, flags=re.M))
+    assert set(_env_names((ROOT / ".env.example").read_text())) - passed == set()
