@@ -9,6 +9,7 @@ is applied once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from service.commands import TableCommand
@@ -19,13 +20,19 @@ from service.keys import Keys
 RETRY_MS = 5_000
 
 
-async def fire_due(redis: Any, keys: Keys, now_ms: float, limit: int = 100) -> int:
-    """Send a tick for every table whose deadline is due; returns how many were sent."""
+async def fire_due(redis: Any, keys: Keys, now_ms: float, limit: int = 100,
+                   buckets: Sequence[int] | None = None) -> int:
+    """Send a tick for every table whose deadline is due (in ``buckets``, default all); returns how
+    many were sent."""
+    chosen = range(keys.buckets) if buckets is None else buckets
+    if not chosen:
+        return 0
     pipe = redis.pipeline(transaction=False)
-    for b in range(keys.buckets):
+    for b in chosen:
         pipe.zrangebyscore(keys.due(b), "-inf", now_ms, start=0, num=limit)
     per_bucket = await pipe.execute()
-    due = [(b, t.decode() if isinstance(t, bytes) else t) for b, ts in enumerate(per_bucket) for t in ts]
+    due = [(b, t.decode() if isinstance(t, bytes) else t) for b, ts in zip(chosen, per_bucket, strict=True)
+           for t in ts]
     if not due:
         return 0
     pipe = redis.pipeline(transaction=False)

@@ -145,6 +145,14 @@ class Worker:
             return [self.keys.commands(s) for s in self.leases.active]
         return self.keys.all_commands()
 
+    def due_buckets(self) -> list[int] | None:
+        """The buckets whose deadlines this worker fires (None: all): those of its leased shards,
+        whose ticks it would read itself, so that workers share the timer work rather than repeat it."""
+        if not (self._leasing and self.leases is not None):
+            return None
+        owned = set(self.leases.owned)
+        return [b for b in range(self.keys.buckets) if b % self.keys.shards in owned]
+
     def _streams(self) -> dict[str, str]:
         return {k: ">" for k in self.shards()}
 
@@ -201,7 +209,7 @@ class Worker:
                     await self.rebalance(entries + self.retry)
                 if self.timers and time.monotonic() - last_timer > self.settings.timer_interval:
                     last_timer = time.monotonic()
-                    await fire_due(self.redis, self.keys, self.clock() * 1000)
+                    await fire_due(self.redis, self.keys, self.clock() * 1000, buckets=self.due_buckets())
                 if time.monotonic() - last_claim > max(self.settings.claim_idle_ms / 4000, 0.05):
                     last_claim = time.monotonic()
                     self.retry += await self.claim()

@@ -9,7 +9,7 @@ import time
 from service.leases import Leases
 from service.tables.repository import load
 from service.worker import Worker
-from tests.service.support import Harness, Player, Room, seeds
+from tests.service.support import ANA, BEA, Harness, Player, Room, seeds
 
 
 def _leases(redis, owner: str, parts: int = 4, lease_ms: int = 1000) -> Leases:
@@ -92,6 +92,9 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
             return all([(await load(h.worker.store, t)).status == "finished" for t in tables])
         await _wait_for(finished, 60)
         assert [w.metrics.shards._value.get() for w in h.workers] == [2, 2]
+        # The timers are shared the same way: each worker fires the deadlines of its shards' buckets.
+        due = [set(w.due_buckets() or ()) for w in h.workers]
+        assert due[0] | due[1] == set(range(16)) and not due[0] & due[1]
         # No table was ever worked on by both workers: no conflicts at all.
         assert sum(w.metrics.conflicts._value.get() for w in h.workers) == 0
         for w in h.workers:
@@ -127,4 +130,24 @@ async def test_a_dead_workers_shards_and_pending_commands_are_taken_over(any_red
         assert alive.leases is not None and alive.leases.owned == {0, 1}
     finally:
         alive.stop.set()
+        await task
+
+
+async def test_a_running_worker_fires_the_turn_timers_of_its_shards(any_redis):
+    h = Harness(any_redis, turn_seconds=30, timeouts_to_bot=2, lease_ms=300, timer_interval=0.05)
+    await h.send(ANA, "/new cinquillo")
+    await h.send(BEA, "/join")
+    await h.send(ANA, "/start")
+    table = await h.table_of()
+    before = (await load(h.worker.store, table)).version
+    h.clock.now += 31  # the person to move runs out of time
+    h.worker.timers = True  # the harness's workers leave the timers to the tests, not this one
+    task = asyncio.create_task(h.worker.run())
+    try:
+        async def moved() -> bool:
+            return (await load(h.worker.store, table)).version > before
+        await _wait_for(moved, 10)
+        assert h.worker.due_buckets() == list(range(16))  # alone: every shard, every bucket
+    finally:
+        h.worker.stop.set()
         await task
