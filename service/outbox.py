@@ -68,6 +68,9 @@ class Message(BaseModel):
     deadline: float | None = None
     # A refusal's machine-readable code (``stale_token``, ``not_your_turn``...; None: not a refusal).
     code: str | None = None
+    # On a room's ``match_over``: who sits in each seat, in seat order (the person, or None for a seat
+    # an AI player plays), so that a platform can count wins per person; None on other messages.
+    seats: list[Player | None] | None = None
 
     def dumps(self) -> str:
         """The JSON written to the outbox stream."""

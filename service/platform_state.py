@@ -21,7 +21,10 @@ so that the module works on Redis Cluster without cross-slot calls):
   the service knows the room by, on the chat it became).
 - ``<p>pf:{<platform>:<table>}:chats`` — the group chats that show a table (a set).
 - ``<p>pf:{<platform>:<table>}:names`` — the seat names a group lobby showed last (a JSON list).
-- ``<p>pf:{<platform>:<chat>}:stats`` — a hash of a group's counters: ``matches``, ``win:<name>``.
+- ``<p>pf:{<platform>:<chat>}:stats`` — a hash of a group's counters: ``matches``, ``win:<user id>``
+  (a person's wins) and ``name:<user id>`` (the name they last played a match of the group under).
+  Fields ``win:<name>`` counted before wins went by user id have no ``name:`` beside them and are
+  ignored (they split renamed people, merged namesakes and counted AI players).
 - ``<p>pf:{<platform>:<chat>}:counted`` — the tables a group's counters counted (a sorted set by time,
   trimmed after :data:`ONCE_TTL_S`), so that a redelivered end of match counts nothing.
 
@@ -53,12 +56,15 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 ONCE_TTL_S = 30 * 24 * 3600
-# Count a finished match in a group once: KEYS stats hash, counted set; ARGV table, now, horizon, winners...
+# Count a finished match in a group once: KEYS stats hash, counted set; ARGV table, now, horizon,
+# n (the number of winners), the winners' user ids, then (user id, name) pairs of the people seated.
 _COUNT = """
 if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 redis.call('HINCRBY', KEYS[1], 'matches', 1)
-for i = 4, #ARGV do redis.call('HINCRBY', KEYS[1], 'win:' .. ARGV[i], 1) end
+local n = tonumber(ARGV[4])
+for i = 5, 4 + n do redis.call('HINCRBY', KEYS[1], 'win:' .. ARGV[i], 1) end
+for i = 5 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], 'name:' .. ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
@@ -231,18 +237,27 @@ class PlatformState:
     # -- group counters -----------------------------------------------------------------------------
 
     async def record_group_match(self, platform: str, chat: str, table: str, winners: list[str],
-                                 now: float | None = None) -> bool:
+                                 names: dict[str, str] | None = None, now: float | None = None) -> bool:
         """Count a finished match of ``table`` in a group, once (a redelivery, or a second process,
-        counts nothing): the check and the counters change in one atomic call."""
+        counts nothing): the check and the counters change in one atomic call.  ``winners`` are user
+        ids (AI players are not people: leave them out, the match still counts); ``names`` the
+        display name of each person seated (user id -> name), kept as their latest."""
         now = time.time() if now is None else now
         stats = self._stats_key(platform, chat)
         counted = f"{self.prefix}pf:{{{platform}:{chat}}}:counted"
+        people = {**{w: w for w in winners}, **(names or {})}  # every winner gets a name
+        pairs = [x for user, name in sorted(people.items()) for x in (user, name)]
         return bool(await self.redis.eval(_COUNT, 2, stats, counted, table, now, now - ONCE_TTL_S,
-                                          *winners))
+                                          len(winners), *winners, *pairs))
 
-    async def group_stats(self, platform: str, chat: str) -> tuple[int, dict[str, int]]:
-        """A group's finished matches and wins by player name."""
+    async def group_stats(self, platform: str, chat: str) -> tuple[int, dict[str, tuple[str, int]]]:
+        """A group's finished matches, and each person's latest name and wins (by user id; people
+        without a win are left out, and so are the ``win:<name>`` fields of before, see above)."""
         found = await self.redis.hgetall(self._stats_key(platform, chat))
-        raw = {_s(k) or "": int(v) for k, v in found.items()}
-        wins = {k[4:]: v for k, v in raw.items() if k.startswith("win:")}
-        return raw.get("matches", 0), wins
+        raw = {_s(k) or "": _s(v) or "" for k, v in found.items()}
+        wins: dict[str, tuple[str, int]] = {}
+        for k, v in raw.items():
+            user = k[4:]
+            if k.startswith("win:") and f"name:{user}" in raw:
+                wins[user] = (raw[f"name:{user}"], int(v))
+        return int(raw.get("matches", 0)), wins

@@ -109,7 +109,8 @@ class Routed:
 
     ops: list[Show | Post] = field(default_factory=list)
     group_table: tuple[str, str] | None = None  # (chat, table): a group shows this table
-    group_result: tuple[str, str, list[str]] | None = None  # (chat, table, winner names)
+    # (chat, table, the winners' user ids, the name of each person seated by user id): a group's end
+    group_result: tuple[str, str, list[str], dict[str, str]] | None = None
 
 
 def seat_names(msg: Message) -> list[str] | None:
@@ -213,6 +214,17 @@ def _winners(view: dict[str, Any]) -> list[int]:
     return list(view.get("winners") or (view.get("result") or {}).get("winners") or [])
 
 
+def group_people(msg: Message, seat_names: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """Who won a match in a group and who played it, by Telegram user id (the service's ``seats``):
+    the winners' ids and each person's name.  An AI player's seat is nobody's: its wins count for no
+    one.  A message without ``seats`` (written before the service sent them) names no one."""
+    seats = msg.seats or []
+    people = {p.user: p.name or (seat_names[i] if seat_names and i < len(seat_names) else p.user)
+              for i, p in enumerate(seats) if p is not None and p.platform == PLATFORM}
+    won = (seats[w] for w in _winners(msg.view or {}) if 0 <= w < len(seats))
+    return sorted({p.user for p in won if p is not None and p.user in people}), people
+
+
 def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: float = 0.0,
           turn_seconds: float = 0.0, seat_names: list[str] | None = None) -> Routed:
     """What to do on Telegram for one outbox message (nothing when it is for another platform)."""
@@ -258,9 +270,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
                                translate(loc, "tg.replay", table=table)])
         out.ops.append(Post(chat, Content(_clip(summary)), msg.id))
         if group:
-            names = seat_names or []
-            out.group_result = (chat, table, [names[w] if w < len(names) else str(w + 1)
-                                              for w in _winners(view)])
+            out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
     out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
     return out

@@ -122,6 +122,18 @@ class ToUser(BaseModel):
     user: UserRef
 
 
+class SeatPerson(BaseModel):
+    """The person who sits in a seat: platform, user id and display name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    platform: str
+    # A person of another platform (a table shown in rooms of several) keeps their id to themselves.
+    id: str | None = Field(default=None, description="the user id on this platform; null for a person "
+                           "of another platform")
+    name: str = ""
+
+
 class OutboundMessage(BaseModel):
     """A message the service sends to the platform's callback URL.
 
@@ -147,6 +159,9 @@ class OutboundMessage(BaseModel):
                                    "runs out (unix seconds), for a countdown; null without a turn timer")
     code: str | None = Field(default=None, description="for a refusal: its machine-readable reason, "
                              "e.g. stale_token or not_your_turn")
+    seats: list[SeatPerson | None] | None = Field(
+        default=None, description="on a chat's match_over: who sat in each seat, in seat order (null for "
+        "a seat an AI player played), to count wins per person; null on other messages")
 
     @classmethod
     def of(cls, msg: Message) -> OutboundMessage:
@@ -161,4 +176,8 @@ class OutboundMessage(BaseModel):
             platform = msg.to.player.platform
         return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
                    locale=msg.locale, text=msg.text, view=msg.view, deadline=msg.deadline, code=msg.code,
-                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions])
+                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions],
+                   seats=None if msg.seats is None else
+                   [None if p is None else SeatPerson(platform=p.platform, name=p.name,
+                                                      id=p.user if p.platform == platform else None)
+                    for p in msg.seats])

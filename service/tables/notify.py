@@ -154,11 +154,22 @@ class _Out:
         self.code: str | None = None  # a refusal's code, for its reply
 
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
-            view: dict[str, Any] | None = None, actions: list[Wire] | None = None) -> None:
-        self.messages.append({
+            view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
+            seats: list[Wire | None] | None = None) -> None:
+        message: Wire = {
             "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
             "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
-            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code})
+            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code}
+        if seats is not None:  # only the end of a match carries them (Message.seats)
+            message["seats"] = seats
+        self.messages.append(message)
+
+
+def seat_people(t: Table) -> list[Wire | None]:
+    """Who sits in each seat, for the end of a match: the person (platform, user id, name), or None
+    for a seat an AI player plays (one that took a person's seat over too, as the winners' names
+    say "AI n" for it).  Identities and names are public, unlike cards (G-1)."""
+    return [_plain(s.player) if s.human and s.player is not None else None for s in t.seats]
 
 
 def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
@@ -223,8 +234,9 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
                 lines.append(text.view(seat_names))
         else:
             view = lobby_view(t)
+        seats = seat_people(t) if over else None
         for room in t.rooms:
-            out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view)
+            out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view, seats=seats)
     for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
         _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover)
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:

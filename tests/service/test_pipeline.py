@@ -6,12 +6,14 @@ language and leaves the table's stream untouched.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from service.i18n import translate
 from service.tables.replay import verify
 from service.tables.repository import history
-from tests.service.support import ANA, BEA, CAL, DAN, GROUP, OTHER_GROUP, Harness, private, to
+from tests.service.support import ANA, BEA, CAL, DAN, GROUP, OTHER_GROUP, Harness, card_tokens, private, to
 
 
 @pytest.fixture
@@ -63,6 +65,31 @@ async def test_a_lobby_fills_starts_and_plays_through_action_tokens(h):
     assert started_event.seed in over.text  # revealed at the end, and only there
     assert not any(started_event.seed in m.model_dump_json() for m in h.messages if m.kind != "match_over")
     assert verify(stored).ok
+
+
+async def test_the_end_tells_rooms_who_sat_where_and_nothing_hidden(h):
+    # Ana, Bea, Cal (another platform) and an AI player; Cal leaves mid-match and an AI takes his seat.
+    table = await lobby(h, ANA, BEA, CAL)
+    await h.send(ANA, "/bots 1 easy")
+    await h.send(ANA, "/start")
+    await h.send(CAL, "/leave")
+    for _ in range(300):
+        if any(m.kind == "match_over" for m in h.messages):
+            break
+        last = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+        await h.send(ANA if last.to.player.same(ANA) else BEA, token=last.actions[0].token)
+    [over] = [m for m in h.messages if m.kind == "match_over"]
+    assert over.to.room == GROUP
+    # Seat order; a person is their identity (platform, user id, name), an AI player's seat is null.
+    assert over.seats == [ANA, BEA, None, None]
+    raw = over.model_dump(mode="json")["seats"]
+    assert [sorted(p) if p else None for p in raw] == [["name", "platform", "user"]] * 2 + [None] * 2
+    seed = next(s.event.seed for s in await history(h.worker.store, table)
+                if type(s.event).__name__ == "MatchStarted")
+    assert not card_tokens(json.dumps(raw)) and seed not in json.dumps(raw)  # identities only
+    # Only the end carries seats: the table, hands and replies never wrote the field.
+    others = [m for m in h.messages if m.kind != "match_over"]
+    assert others and not any("seats" in m.model_fields_set for m in others)
 
 
 async def test_replay_of_a_finished_table_verifies_the_deal(h):

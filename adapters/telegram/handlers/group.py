@@ -63,18 +63,20 @@ async def lang_handler(message: Message, gateway: Gateway, platform_state: Platf
 
 async def stats_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
                         sender: Sender, room: Room) -> None:
-    """``/stats`` in a group: the group's finished matches and wins (counted in Redis as each match
-    ended, :meth:`~service.platform_state.PlatformState.record_group_match`), then the sender's own
-    (the service's)."""
+    """``/stats`` in a group: the group's finished matches and each person's wins under their latest
+    name (counted in Redis by user id as each match ended,
+    :meth:`~service.platform_state.PlatformState.record_group_match`), then the sender's own (the
+    service's)."""
     assert message.from_user is not None
     language = await _language(message, platform_state, room)
     locale = await platform_state.chat_locale(PLATFORM, room.chat) or \
         await gateway.locale_of(player_of(message.from_user), language)
-    matches, wins = await platform_state.group_stats(PLATFORM, room.chat)
+    matches, people = await platform_state.group_stats(PLATFORM, room.chat)  # by user id
     lines = [translate(locale, "tg.group_stats", matches=matches)]
-    if wins:
-        ranked = sorted(wins.items(), key=lambda kv: (-kv[1], kv[0]))
-        lines.append(translate(locale, "tg.group_wins", wins=", ".join(f"{n} {w}" for n, w in ranked)))
+    if people:
+        ranked = sorted(people.items(), key=lambda kv: (-kv[1][1], kv[1][0], kv[0]))
+        lines.append(translate(locale, "tg.group_wins",
+                               wins=", ".join(f"{name} {n}" for _, (name, n) in ranked)))
     await sender.deliver(Post(room.chat, Content("\n".join(lines)), _command_id(message)))
     await gateway.submit("/stats", user=player_of(message.from_user), room=room,
                          language_code=language, command_id=_command_id(message) + ":u")

@@ -59,14 +59,21 @@ def test_the_end_edits_the_table_and_posts_a_summary_with_replay():
     while engine.to_move(state) is not None:
         state = engine.play(state, engine.legal_moves(state)[0])
     view = engine.view(state, None)
-    routed = route(msg(Recipient(room=GROUP), "match_over", view), bot_username="b",
-                   seat_names=["Ana", "Bea"])
+    bea = Player(platform="telegram", user="7", name="Bea")
+    end = msg(Recipient(room=GROUP), "match_over", view).model_copy(update={"seats": [ANA, bea]})
+    routed = route(end, bot_username="b", seat_names=["Ana", "Bea"])
     show, post = routed.ops
     assert isinstance(show, Show) and not show.content.rows
     assert isinstance(post, Post) and "/replay tab123" in post.content.text
     winners = view["result"]["winners"]
-    assert routed.group_result == ("-5", "tab123", [["Ana", "Bea"][w] for w in winners])
+    # Counted by user id, with everyone's name (an AI player's seat, None, is no one).
+    assert routed.group_result == ("-5", "tab123", [["9", "7"][w] for w in winners], {"9": "Ana", "7": "Bea"})
     assert "Ana" in show.content.text
+    ai_won = end.model_copy(update={"seats": [None if i in winners else bea for i in range(2)]})
+    assert route(ai_won, bot_username="b").group_result == ("-5", "tab123", [], {"7": "Bea"})
+    # An end written before the service sent seats counts the match and no one's wins.
+    old = end.model_copy(update={"seats": None})
+    assert route(old, bot_username="b").group_result == ("-5", "tab123", [], {})
 
 
 def test_the_settings_keyboard_builds_the_play_command_and_fits_telegram():
