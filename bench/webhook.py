@@ -25,7 +25,6 @@ import itertools
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,21 +41,16 @@ from aiohttp import web  # noqa: E402
 
 from adapters.webhook import signing  # noqa: E402
 from bench.pipeline import clean  # noqa: E402
+from tools.loopback import free_port  # noqa: E402
 
 PREFIX = "bench:wh:"
 SECRET = "whsec_" + "YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="
 PLATFORM = "bench"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, str]:
     return {**os.environ, "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
-            "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(_free_port()),
+            "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(free_port()),
             "CINQ_WEBHOOK_PORT": str(port), "CINQ_WEBHOOK_DELIVER": "true" if deliver else "false",
             "CINQ_WEBHOOK_RATE": "1000000", "CINQ_WEBHOOK_BURST": "1000000",
             "CINQ_WEBHOOK_PLATFORMS": json.dumps([{"name": PLATFORM, "secrets": [SECRET],
@@ -244,7 +238,7 @@ async def main(argv: list[str] | None = None) -> int:
     procs: list[subprocess.Popen[bytes]] = []
     try:
         # 1. Inbound throughput: one HTTP-only adapter process.
-        port = _free_port()
+        port = free_port()
         procs.append(subprocess.Popen([py, "-m", "adapters.webhook"], cwd=ROOT,
                                       env=_env(args.redis_url, port, "http://127.0.0.1:9/", deliver=False)))
         rps, cpu_ms, redis_ms = await inbound(f"http://127.0.0.1:{port}", args.requests, args.concurrency,
@@ -265,9 +259,9 @@ async def main(argv: list[str] | None = None) -> int:
         app.router.add_post("/cb", rx.callback)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
-        cb_port = _free_port()
+        cb_port = free_port()
         await web.TCPSite(runner, "127.0.0.1", cb_port).start()
-        port = _free_port()
+        port = free_port()
         env = _env(args.redis_url, port, f"http://127.0.0.1:{cb_port}/cb", deliver=True)
         procs.append(subprocess.Popen([py, "-m", "adapters.webhook"], cwd=ROOT, env=env))
         worker = "import sys; from service.cli import main; sys.exit(main(['worker']))"

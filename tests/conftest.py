@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -20,15 +19,11 @@ import pytest
 import redis as sync_redis
 import redis.asyncio as aioredis
 
+from tools.loopback import free_port
+
 REQUIRE_REAL = os.environ.get("CINQ_REQUIRE_REAL_REDIS") == "1"
 # Databases used on a shared REDIS_URL: one per xdist worker, so parallel workers never collide.
 SHARED_DB_BASE = 10
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _xdist_index() -> int:
@@ -49,7 +44,7 @@ def real_redis_url() -> Iterator[str]:
         if REQUIRE_REAL:
             pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no REDIS_URL and no redis-server binary")
         pytest.skip("no real Redis: set REDIS_URL or install redis-server")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
                              "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = sync_redis.Redis(port=port)

@@ -15,22 +15,18 @@ from pathlib import Path
 
 import redis
 
+from tools.loopback import free_port
+
 
 def available() -> bool:
     """Whether redis-server and redis-cli are installed."""
     return bool(shutil.which("redis-server") and shutil.which("redis-cli"))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def free_cluster_port() -> int:
     """A free port whose cluster bus port (+10000) is free too."""
     for _ in range(200):
-        port = _free_port()
+        port = free_port()
         if port + 10000 > 65535:
             continue
         with socket.socket() as s:

@@ -31,17 +31,12 @@ from service.tables.replay import verify
 from service.tables.repository import history, load
 from service.worker import Worker
 from tests.service.support import SECRET, settings
+from tools.loopback import free_port
 
 TABLES = 6
 BUCKETS, SHARDS = 16, 2
 STALL_S = 2.5  # no news of a table for this long: send its last token again (it may have been lost)
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _redis_server(port: int, data: Path) -> subprocess.Popen:
@@ -120,7 +115,7 @@ class Players:
 
 
 async def test_acknowledged_moves_survive_a_redis_sigkill(tmp_path):
-    port = _free_port()
+    port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
     server = _redis_server(port, tmp_path)
     workers = [_worker(url)]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,27 +28,13 @@ from service.outbox import Message, Recipient
 from service.platform_state import PlatformState
 from tests.adapters.telegram.fake_api import FakeTelegram
 from tests.adapters.telegram.support import TOKEN, WEBHOOK_SECRET
+from tools.loopback import free_port, refuses_connections
 
 GROUP = -1007
 PERSON = 507
 GROUP_INTERVAL_S = 30.0  # a running table's second edit is held this long, unless the bot stops
 BOUND_S = 10.0  # a stop takes at most this long (the bot's own bound is 8 s, within `cinq serve`'s 10 s)
 DELIVERY_GROUP = "deliver:telegram"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def _refused(port: int) -> bool:
-    try:
-        _, w = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return True
-    w.close()
-    return False
 
 
 async def _is(value: bool) -> bool:
@@ -71,7 +56,7 @@ class Role:
     """``python -m adapters.telegram`` as a subprocess, pointed at the fake Bot API server."""
 
     def __init__(self, redis_url: str, prefix: str, fake: FakeTelegram, mode: str) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.env = {**os.environ, "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
                     "CINQ_COMMAND_SHARDS": "2", "CINQ_LOG_LEVEL": "WARNING",
                     "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown"]',
@@ -130,7 +115,7 @@ class Role:
         proc = self.proc
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        while not await _refused(self.port):
+        while not await refuses_connections(self.port):
             assert time.monotonic() - t0 < 1.0, "still taking input after SIGTERM"
             await asyncio.sleep(0.02)
         self.refused_at = time.monotonic()

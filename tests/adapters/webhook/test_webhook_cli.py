@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from importlib.metadata import entry_points
 from types import SimpleNamespace
 
@@ -12,6 +11,7 @@ import aiohttp
 import pytest
 
 from tests.adapters.webhook.support import PLATFORM, SECRETS, settings
+from tools.loopback import free_port
 
 
 def _webhook():
@@ -26,9 +26,7 @@ async def test_without_a_platform_the_adapter_is_idle(fake_redis, monkeypatch):
 
 
 async def test_under_serve_it_answers_until_cancelled(fake_redis, monkeypatch):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     monkeypatch.setenv("CINQ_WEBHOOK_PORT", str(port))
     monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS", json.dumps(
         [{"name": PLATFORM, "secrets": SECRETS, "callback_url": "http://127.0.0.1:9/"}]))

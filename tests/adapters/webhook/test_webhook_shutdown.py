@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,21 +19,7 @@ from service.identities import Room
 from service.keys import Keys
 from service.outbox import Message, Recipient
 from tests.adapters.webhook.support import PLATFORM, SECRETS, FakePlatform
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def _refused(port: int) -> bool:
-    try:
-        _, w = await asyncio.open_connection("127.0.0.1", port)
-    except OSError:
-        return True
-    w.close()
-    return False
+from tools.loopback import free_port, refuses_connections
 
 
 async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis_url):
@@ -49,7 +34,7 @@ async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis
 
     platform = FakePlatform(responder=slow)
     url = await platform.start()
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "REDIS_URL": real_redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
            "CINQ_COMMAND_SHARDS": "2", "CINQ_WEBHOOK_PORT": str(port), "CINQ_LOG_LEVEL": "WARNING",
            "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown"]',
@@ -79,7 +64,7 @@ async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         # Input stops at once: the port refuses connections while the delivery is still in hand.
-        while not await _refused(port):
+        while not await refuses_connections(port):
             assert time.monotonic() - t0 < 1.0, "still taking input after SIGTERM"
             await asyncio.sleep(0.02)
         assert not platform.received
