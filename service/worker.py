@@ -43,7 +43,7 @@ from service.metrics import Metrics
 from service.packing import use_hiredis_packing
 from service.settings import Settings
 from service.store import Append, EventStore
-from service.streams import StreamReader
+from service.streams import StreamReader, parse
 from service.tables import notify
 from service.tables.decide import Context, Decision, Refused, decide
 from service.tables.replay import replay_lines
@@ -267,9 +267,8 @@ class Worker:
         pipe, self._later = self._later, None
         if pipe is None:
             pipe = self.redis.pipeline(transaction=False)
-        got = await self.reader.read(self._streams(), self.settings.batch,
-                                     self.settings.block_ms if block else None, pipe=pipe)
-        return [Entry(stream, mid, fields.get(b"c") or fields.get("c")) for stream, mid, fields in got]
+        return self._entries(await self.reader.read(self._streams(), self.settings.batch,
+                                                    self.settings.block_ms if block else None, pipe=pipe))
 
     async def claim(self) -> list[Entry]:
         """Take over commands another consumer has held for too long (it probably died)."""
@@ -386,7 +385,7 @@ class Worker:
             # The server lost its scripts (restart, failover): nothing of this batch was appended.
             await self.store.ensure_scripts()
             return [e for g in todo for e in g.entries], []
-        new = self._entries(raws[len(raws) - n_reads:]) if n_reads else []
+        new = self._entries(parse(raws[len(raws) - n_reads:])) if n_reads else []
         results = [self.store.result(r) for r in raws[len(raws) - len(planned) - n_reads:][:len(planned)]]
         done: list[_Group] = [g for g in todo if g.append is None and (g.failed or g.waiting)]
         if twice:
@@ -410,9 +409,8 @@ class Worker:
         return redo, new
 
     @staticmethod
-    def _entries(replies: list[Any]) -> list[Entry]:
-        return [Entry(_s(stream), _s(mid), fields.get(b"c") or fields.get("c"))
-                for resp in replies for stream, entries in resp or [] for mid, fields in entries]
+    def _entries(read: list[tuple[str, str, Any]]) -> list[Entry]:
+        return [Entry(stream, mid, fields.get(b"c") or fields.get("c")) for stream, mid, fields in read]
 
     async def _load(self, groups: list[_Group]) -> None:
         if not groups:
