@@ -213,7 +213,6 @@ class _Item:
 class _Partition:
     streams: list[str]
     inflight: int = 0
-    draining: bool = False
     claimed: bool = False
     queue: list[tuple[str, str, Any]] = field(default_factory=list)
 
@@ -374,7 +373,9 @@ class Delivery:
             if not owned.claimed:
                 entries += await self._claim(owned)
                 owned.claimed = True
-        streams = {s: ">" for part in self.owned.values() if not part.draining for s in part.streams}
+        # Not the partitions being let go (leases.draining), in the order they were taken.
+        streams = {s: ">" for p, part in self.owned.items() if p not in self.leases.draining
+                   for s in part.streams}
         if not entries:
             if not streams:
                 await _wait(stop, self.options.block_ms / 1000)
@@ -525,8 +526,6 @@ class Delivery:
             self.log.info("partition_left", partition=p)
         for p in gained:
             self.owned[p] = _Partition(self.streams_of(p))
-        for p, part in self.owned.items():
-            part.draining = p in self.leases.draining
 
     async def _leave(self) -> None:
         await self.leases.leave()
