@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from redis.asyncio.cluster import ClusterPipeline
+
 from service.keys import Keys
 
 MAXLEN = 10_000
@@ -26,7 +28,10 @@ def _s(v: Any) -> str:
 
 
 def ring(pipe: Any, keys: Keys, buckets: Iterable[int]) -> None:
-    """Queue one ring for ``buckets`` (their outboxes just got messages) on ``pipe``."""
+    """Queue one ring for ``buckets`` (their outboxes just got messages) on ``pipe``, if it is a
+    Redis Cluster's pipeline: on one Redis the readers block on the outboxes themselves."""
+    if not isinstance(pipe, ClusterPipeline):
+        return
     rung = sorted(set(buckets))
     if rung:
         pipe.xadd(keys.bell(), {"b": ",".join(map(str, rung))}, maxlen=MAXLEN, approximate=True)

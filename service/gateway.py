@@ -25,7 +25,6 @@ from service.keys import Keys
 from service.outbox import Message, Recipient
 from service.protocol import ProtocolError, parse_command
 from service.settings import Settings
-from service.streams import is_cluster
 from service.tokens import TokenError, open_token
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
@@ -70,9 +69,9 @@ class Gateway:
         t = await self.redis.get(self.keys.room(room.platform, room.chat))
         return t.decode() if isinstance(t, bytes) else t
 
-    def reply_stream(self, room: Room) -> str:
-        """The outbox stream of replies that concern no table (they are addressed to a room)."""
-        return self.keys.outbox(self.keys.bucket(f"{room.platform}:{room.chat}"))
+    def reply_bucket(self, room: Room) -> int:
+        """The bucket whose outbox carries a room's replies that concern no table."""
+        return self.keys.bucket(f"{room.platform}:{room.chat}")
 
     async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
                     code: str | None = None) -> None:
@@ -81,12 +80,10 @@ class Gateway:
         # Off the worker's hot path: the gateway writes its few replies already in words.
         msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room), locale=locale,
                       kind="reply", text=text, code=code)
-        if not is_cluster(self.redis):
-            await self.redis.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
-            return
+        bucket = self.reply_bucket(room)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(self.reply_stream(room), {"c": cid, "m": msg.dumps()})
-        doorbell.ring(pipe, self.keys, [self.keys.bucket(f"{room.platform}:{room.chat}")])
+        pipe.xadd(self.keys.outbox(bucket), {"c": cid, "m": msg.dumps()})
+        doorbell.ring(pipe, self.keys, [bucket])  # a no-op except on a Redis Cluster
         await pipe.execute()
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,

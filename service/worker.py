@@ -545,10 +545,9 @@ class Worker:
                     self.retry.append(e)
         for stream, ids in acks.items():
             pipe.xack(stream, self.settings.group, *ids)
-        if self.reader.cluster:
-            # On a cluster, delivery processes wait on the doorbell rather than poll every outbox.
-            doorbell.ring(pipe, self.keys, (self.keys.bucket(g.table) for g in groups
-                                            if g.append is not None and g.append.outbox))
+        # On a cluster, delivery processes wait on the doorbell rather than poll every outbox.
+        doorbell.ring(pipe, self.keys, (self.keys.bucket(g.table) for g in groups
+                                        if g.append is not None and g.append.outbox))
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
 
