@@ -190,6 +190,19 @@ class World:
         await self._feed(Update(update_id=next(_updates), callback_query=cq))
         return self.fake.answers.get(cq_id, {})
 
+    async def start_in_group(self, creator: User, command: str, joiners: list[User],
+                             chat: int = GROUP_ID) -> None:
+        """``creator`` opens a lobby in the group with ``command``, ``joiners`` press Join, and the
+        creator presses Start (waiting for the bot after each step)."""
+        await self.say(creator, command, chat=chat)
+        await self.quiet()
+        lobby, join = self.button(chat, "lb:join")
+        for p in joiners:
+            await self.press(p, lobby, join)
+            await self.quiet()
+        await self.press(creator, lobby, self.button(chat, "lb:start")[1])
+        await self.quiet()
+
     async def _feed(self, update: Update) -> None:
         """Hand an update to the dispatcher; what a handler returns is sent as Telegram would get it:
         in the webhook's HTTP response (no API call) or, when polling, as a call."""

@@ -138,13 +138,7 @@ async def test_a_lobby_button_of_a_closed_lobby_is_answered_and_does_nothing(fak
 async def test_a_player_the_bot_cannot_write_to_is_told_once_however_many_hands_fail(fake_redis):
     async with World(fake_redis) as w:
         await w.say(ANA, "/start")
-        await w.say(ANA, "/new cinquillo players=2", chat=GROUP_ID)
-        await w.quiet()
-        lobby, join = w.button(GROUP_ID, "lb:join")
-        await w.press(CAL, lobby, join)
-        await w.quiet()
-        await w.press(ANA, lobby, w.button(GROUP_ID, "lb:start")[1])
-        await w.quiet()
+        await w.start_in_group(ANA, "/new cinquillo players=2", [CAL])
         # Cal's hand at the start failed; so do the ones he asks for with /hand in the group.
         for _ in range(2):
             await w.say(CAL, "/hand", chat=GROUP_ID)

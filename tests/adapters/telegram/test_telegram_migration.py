@@ -22,13 +22,7 @@ async def _running_match(w: World) -> str:
     for p in (ANA, BEA):
         await w.say(p, "/start")
     await w.say(ANA, "/lang es", chat=GROUP_ID)
-    await w.say(ANA, "/new 535 players=2 hand_size=4 target=6", chat=GROUP_ID)
-    await w.quiet()
-    lobby, join = w.button(GROUP_ID, "lb:join")
-    await w.press(BEA, lobby, join)
-    await w.quiet()
-    await w.press(ANA, lobby, w.button(GROUP_ID, "lb:start")[1])
-    await w.quiet()
+    await w.start_in_group(ANA, "/new 535 players=2 hand_size=4 target=6", [BEA])
     table = await w.tg.gateway.table_of(Room(platform="telegram", chat=str(GROUP_ID), kind="group"))
     assert table is not None
     return table

@@ -22,13 +22,7 @@ async def _bea_to_move_then_kicked(w: World) -> tuple[str, object, str]:
     w.fake.admins.add((GROUP_ID, DAN.id))
     for p in (ANA, BEA):
         await w.say(p, "/start")
-    await w.say(ANA, "/new 535 players=2 hand_size=4 target=6", chat=GROUP_ID)
-    await w.quiet()
-    lobby, join = w.button(GROUP_ID, "lb:join")
-    await w.press(BEA, lobby, join)
-    await w.quiet()
-    await w.press(ANA, lobby, w.button(GROUP_ID, "lb:start")[1])
-    await w.quiet()
+    await w.start_in_group(ANA, "/new 535 players=2 hand_size=4 target=6", [BEA])
     for _ in range(10):
         ana, bea = w.move_buttons(ANA.id), w.move_buttons(BEA.id)
         if bea is not None and (ana is None or bea[0].seq > ana[0].seq):
