@@ -26,7 +26,15 @@ What it guarantees:
   processes, the outbox streams are split into ``partitions`` and each partition is *leased* to one
   process at a time (a Redis key with a TTL, renewed while the process lives).  Live processes share
   the partitions fairly; a process that dies loses its leases when they expire, and the next owner
-  first takes over (``XAUTOCLAIM``) the entries the dead one held, before reading new ones.
+  first takes over (``XAUTOCLAIM``) the entries the dead one held, before reading new ones.  A read
+  whose reply was lost (redis-py resends a read whose connection broke, so the entries it delivered
+  never arrive) is found within ``reread_s``, or at once after a Redis error: the process reads its
+  own pending entries again (:meth:`service.groups.Group.own_pending`), leaving out those in hand.
+- **Order per person.**  A person's messages to their private chat and to them as a player share a
+  lane (:func:`recipient_key`), so a refusal and the hand after it arrive in that order.
+- **Bounded.**  Every ``trim_s`` a process trims the outbox streams it acknowledged entries on: what
+  every platform's group has acknowledged is removed (:meth:`service.groups.Group.trim`), never what
+  one of them has not delivered; ``keep_s`` keeps a grace period for debugging (off by default).
 - **Never silently away.**  A message whose handler raised :class:`Permanent`, or :class:`Retry` for
   the last allowed attempt, goes to the platform's dead-letter stream with its error;
   :meth:`Delivery.dead_letters` lists it and :meth:`Delivery.replay` sends it again (through a replay
@@ -57,7 +65,7 @@ import secrets
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -65,11 +73,13 @@ from redis.exceptions import RedisError
 
 from service import logs
 from service.doorbell import Doorbell
+from service.groups import Group, Pause, backoff
 from service.keys import Keys
 from service.leases import Leases
 from service.outbox import Message
 from service.settings import Settings
-from service.streams import StreamReader
+
+__all__ = ["Delivery", "DeliveryOptions", "Permanent", "Retry", "addressed_to", "backoff", "recipient_key"]
 
 Handler = Callable[[Message], Awaitable[None]]
 
@@ -87,11 +97,6 @@ class Permanent(Exception):
     """Raised by a handler: the message can never be delivered as it is (dead-letter it now)."""
 
 
-def backoff(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> float:
-    """Exponential backoff with full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
-    return rng.uniform(0, min(cap_s, base_s * 2 ** max(attempt - 1, 0)))
-
-
 def addressed_to(msg: Message, platform: str) -> bool:
     """Whether ``msg`` is for a room or a player of ``platform``."""
     to = msg.to
@@ -100,12 +105,15 @@ def addressed_to(msg: Message, platform: str) -> bool:
 
 
 def recipient_key(msg: Message) -> str:
-    """The chat a message goes to, as a string: order is kept per recipient key."""
+    """Who a message goes to, as a string: order is kept per recipient key.  A private chat's
+    messages that name the person in it (``Recipient.person``) share that person's key, so that what
+    they are told in the chat and what they get as a player keep their order."""
     to = msg.to
-    if to.room is not None:
-        return f"room:{to.room.platform}:{to.room.chat}"
-    assert to.player is not None
-    return f"player:{to.player.platform}:{to.player.user}"
+    person = to.player or (to.person if to.room is not None and to.room.kind == "private" else None)
+    if person is not None:
+        return f"player:{person.platform}:{person.user}"
+    assert to.room is not None
+    return f"room:{to.room.platform}:{to.room.chat}"
 
 
 @dataclass(frozen=True)
@@ -128,6 +136,12 @@ class DeliveryOptions:
     batch: int = 256
     # On a Redis Cluster: how often every owned outbox is read even if the doorbell did not ring.
     sweep_s: float = 1.0
+    # How often this process reads its own pending entries again (a read whose reply was lost).
+    reread_s: float = 2.0
+    # How often the outbox streams this process acknowledged entries on are trimmed (retention), and
+    # how long every entry is kept all the same (a grace period for debugging; 0: off).
+    trim_s: float = 5.0
+    keep_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -214,7 +228,6 @@ class _Partition:
     streams: list[str]
     inflight: int = 0
     claimed: bool = False
-    queue: list[tuple[str, str, Any]] = field(default_factory=list)
 
 
 class Delivery:
@@ -237,7 +250,13 @@ class Delivery:
         self.owned: dict[int, _Partition] = {}
         self.leases = Leases(redis, self.consumer, self.options.partitions, self.dk.members, self.dk.lease,
                              self.options.lease_ms)
-        self.reader = StreamReader(redis, self.dk.group, self.consumer)
+        self.group = Group(redis, self.dk.group, self.consumer)
+        # Entries read and not finished yet (in a lane): a re-read of pending entries leaves them out.
+        self._in_hand: set[tuple[str, str]] = set()
+        self._next_reread = time.monotonic() + self.options.reread_s
+        # Streams this process acknowledged entries on since the last trim, and when that is due.
+        self._acked: set[str] = set()
+        self._next_trim = time.monotonic() + self.options.trim_s
         # On a cluster (see _read_rung): the doorbell, the streams to read again, the next sweep.
         self._bell = Doorbell(redis, self.keys)
         self._hot: set[str] = set()
@@ -256,13 +275,7 @@ class Delivery:
 
     async def setup(self) -> None:
         """Create the platform's consumer group on every stream (idempotent)."""
-        pipe = self.redis.pipeline(transaction=False)
-        streams = [s for p in range(self.options.partitions) for s in self.streams_of(p)]
-        for s in streams:
-            pipe.xgroup_create(s, self.dk.group, id="0", mkstream=True)
-        for res in await pipe.execute(raise_on_error=False):
-            if isinstance(res, Exception) and "BUSYGROUP" not in str(res):
-                raise res
+        await self.group.create(s for p in range(self.options.partitions) for s in self.streams_of(p))
 
     # -- dead letters -------------------------------------------------------------------------------
 
@@ -303,10 +316,11 @@ class Delivery:
 
     async def _dead_letter(self, it: _Item, error: str, attempts: int) -> None:
         pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(self.dk.dead, {"m": it.raw, "stream": it.stream, "entry": it.entry, "error": error[:2000],
-                                 "attempts": attempts, "at": self.clock()})
-        pipe.xack(it.stream, self.dk.group, it.entry)
+        self.group.queue_dead_letter(pipe, self.dk.dead, it.stream, it.entry, {
+            "m": it.raw, "stream": it.stream, "entry": it.entry, "error": error[:2000],
+            "attempts": attempts, "at": self.clock()})
         await pipe.execute()
+        self._acked.add(it.stream)
         self.metrics.dead.labels(self.platform).inc()
         self.metrics.deliveries.labels(self.platform, "dead").inc()
         self.log.error("dead_letter", message=it.msg.id, table=it.msg.table, entry=it.entry,
@@ -320,18 +334,18 @@ class Delivery:
         On stop, the deliveries in hand finish their current attempt; messages not delivered stay
         pending in the group and are taken over by the next owner of their partition.
         """
-        pause = 0.05
+        pause = Pause()
         while not stop.is_set():
             try:
                 await self.setup()
                 break
             except (RedisError, OSError) as e:  # Redis not there yet: wait for it, do not die
-                self.log.warning("redis_error", error=repr(e)[:200], retry_in=pause)
-                await _wait(stop, pause)
-                pause = min(pause * 2, 2.0)
+                wait = pause.failed()
+                self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
+                await _wait(stop, wait)
         lanes: list[asyncio.Queue[_Item | None]] = [asyncio.Queue() for _ in range(self.options.lanes)]
         workers = [asyncio.create_task(self._lane(q, handler, stop)) for q in lanes]
-        pause = 0.05
+        pause.ok()
         next_round = 0.0
         try:
             while not stop.is_set():
@@ -343,18 +357,22 @@ class Delivery:
                         await self.rebalance()
                         next_round = time.monotonic() + self.options.lease_ms / 3000
                     await self._read_once(lanes, stop)
-                    pause = 0.05
+                    await self._trim_due()
+                    pause.ok()
                 except (RedisError, OSError) as e:
-                    self.log.warning("redis_error", error=repr(e)[:200], retry_in=pause)
-                    await _wait(stop, pause)
-                    pause = min(pause * 2, 2.0)
+                    # A read in flight may have been delivered to this process and lost: as soon as
+                    # Redis answers, this process's pending entries are read again.
+                    self._next_reread = 0.0
+                    wait = pause.failed()
+                    self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
+                    await _wait(stop, wait)
                     with contextlib.suppress(RedisError, OSError):
                         await self.setup()
                 except Exception as e:  # a bug must not stop the deliveries: what was read stays pending
+                    self._next_reread = 0.0
                     with contextlib.suppress(Exception):
-                        self.log.error("delivery_loop_failed", error=repr(e)[:300])
-                    await _wait(stop, pause)
-                    pause = min(pause * 2, 2.0)
+                        self.log.error("delivery_loop_failed", error=logs.error_text(e))
+                    await _wait(stop, pause.failed())
         finally:
             for q in lanes:
                 q.put_nowait(None)
@@ -374,18 +392,22 @@ class Delivery:
                 entries += await self._claim(owned)
                 owned.claimed = True
         # Not the partitions being let go (leases.draining), in the order they were taken.
-        streams = {s: ">" for p, part in self.owned.items() if p not in self.leases.draining
-                   for s in part.streams}
+        streams = [s for p, part in self.owned.items() if p not in self.leases.draining for s in part.streams]
+        if time.monotonic() >= self._next_reread:
+            self._next_reread = time.monotonic() + self.options.reread_s
+            entries += await self.reread(streams)
         if not entries:
             if not streams:
                 await _wait(stop, self.options.block_ms / 1000)
                 return
-            if self.reader.can_block(streams):
-                entries = await self.reader.read(streams, self.options.batch, self.options.block_ms)
+            if self.group.can_block(streams):
+                entries = await self.group.read(streams, self.options.batch, self.options.block_ms)
             else:
                 entries = await self._read_rung(streams)
         skip: dict[str, list[str]] = {}
         for stream, mid, f in entries:
+            if (stream, mid) in self._in_hand:  # claimed or re-read while a lane holds it
+                continue
             raw = _s((f or {}).get(b"m") or (f or {}).get("m") or "")
             try:
                 msg = Message.model_validate_json(raw)
@@ -398,6 +420,7 @@ class Delivery:
             if of is not None:
                 of.inflight += 1
             self._inflight += 1
+            self._in_hand.add((stream, mid))
             lane = zlib.crc32(recipient_key(msg).encode()) % len(lanes)
             lanes[lane].put_nowait(_Item(stream, mid, raw, msg))
         if skip:
@@ -405,9 +428,28 @@ class Delivery:
             for stream, ids in skip.items():
                 pipe.xack(stream, self.dk.group, *ids)
             await pipe.execute()
+            self._acked.update(skip)
             self.metrics.deliveries.labels(self.platform, "skipped").inc(sum(map(len, skip.values())))
 
-    async def _read_rung(self, streams: dict[str, str]) -> list[tuple[str, str, Any]]:
+    async def reread(self, streams: list[str]) -> list[tuple[str, str, Any]]:
+        """This process's pending entries of ``streams`` that no lane holds: delivered to it by a read
+        whose reply was lost (see the module docstring).  Public so that tests can drive it."""
+        got = [e for e in await self.group.own_pending(streams, self.options.batch)
+               if (e[0], e[1]) not in self._in_hand]
+        if got:
+            self.log.warning("reread", entries=len(got))
+        return got
+
+    async def _trim_due(self) -> None:
+        """Retention: trim the streams acknowledged on since the last time, every ``trim_s``."""
+        if time.monotonic() < self._next_trim or not self._acked:
+            return
+        self._next_trim = time.monotonic() + self.options.trim_s
+        streams, self._acked = sorted(self._acked), set()
+        await self.group.trim(streams, keep_ms=int(self.options.keep_s * 1000),
+                              now_ms=int(self.clock() * 1000))
+
+    async def _read_rung(self, streams: list[str]) -> list[tuple[str, str, Any]]:
         """On a Redis Cluster: sweep every owned outbox now and then, and in between read only those
         the doorbell rang (service.doorbell), plus those that had more than one batch waiting."""
         o = self.options
@@ -416,14 +458,15 @@ class Delivery:
             self._next_sweep = now + o.sweep_s
             if self._bell.last is None:
                 await self._bell.start()  # from now on; the sweep covers what came before
-            got = await self.reader.read(streams, o.batch)
+            got = await self.group.read(streams, o.batch)
         else:
-            hot = {s: ">" for s in self._hot if s in streams}
+            owned = set(streams)
+            hot = [s for s in self._hot if s in owned]
             if not hot:
                 wait_ms = int(min(o.block_ms / 1000, max(self._next_sweep - now, 0.001)) * 1000)
                 rung = await self._bell.wait(wait_ms)
-                hot = {s: ">" for b in rung if (s := self.keys.outbox(b)) in streams}
-            got = await self.reader.read(hot, o.batch) if hot else []
+                hot = [s for b in rung if (s := self.keys.outbox(b)) in owned]
+            got = await self.group.read(hot, o.batch) if hot else []
         # A stream that gave entries may have more: read it again before waiting on the bell.
         self._hot = {s for s, _, _ in got}
         return got
@@ -433,18 +476,7 @@ class Delivery:
         or this consumer's own from before a restart), oldest first, before reading new ones."""
         out = []
         for s in part.streams:
-            start = "0-0"
-            while True:
-                resp = await self.redis.xautoclaim(s, self.dk.group, self.consumer, 0, start,
-                                                   count=self.options.batch)
-                for mid, f in resp[1]:
-                    if not f:  # trimmed from the stream meanwhile: nothing to deliver
-                        await self.redis.xack(s, self.dk.group, mid)
-                        continue
-                    out.append((s, _s(mid), f))
-                start = _s(resp[0])
-                if start == "0-0":
-                    break
+            out += await self.group.claim(s, 0, self.options.batch, limit=1 << 30)
         if out:
             self.log.warning("claimed", entries=len(out))
         return out
@@ -469,6 +501,7 @@ class Delivery:
                     self.log.warning("lane_error", message=it.msg.id, error=repr(e)[:200])
             finally:
                 self._inflight -= 1
+                self._in_hand.discard((it.stream, it.entry))
                 part = self._partition_of(it.stream)
                 if part is not None:
                     part.inflight -= 1
@@ -506,6 +539,7 @@ class Delivery:
                     return  # stopping: left pending for the next owner
                 continue
             await self.redis.xack(it.stream, self.dk.group, it.entry)
+            self._acked.add(it.stream)
             self.metrics.deliveries.labels(self.platform, "delivered").inc()
             written_ms = int(it.entry.split("-")[0])
             if it.stream != self.dk.replay:

@@ -4,14 +4,32 @@
 no further), answers the commands that need no table (help, rules, language, stats), resolves the
 table a command is for (``/new`` and ``/play`` make a new id; the others use the room's current
 table) and appends the command to that table's command stream for a worker.
+
+**Exactly once.**  An adapter passes its idempotency key as ``command_id`` (a platform's update id,
+a webhook id) and may submit the same input again whenever it is not sure the first try went
+through (a 5xx, a broken connection): ``submit`` writes nothing that a retry would repeat or that
+would make a retry look done when it was not.
+
+- A table command carries that id to the worker, whose compare-and-append recognises it (the
+  table's done set): a second copy in the stream is acknowledged without acting.  Nothing is marked
+  "seen" before the command is in its stream.
+- ``/new`` and ``/play`` derive the new table's id from the command id (:meth:`Gateway.table_for`),
+  so a retry names the same table; the room is pointed at it only *after* its command is in the
+  stream, and never at a table whose ``/new`` a worker has refused (the worker leaves a mark beside
+  the room, checked in the same call).
+- A reply the gateway writes itself (``/help``, a syntax error...) is written with its duplicate mark
+  in one call on the reply's outbox (both share its hash tag): a retry finds the mark and writes
+  nothing again; a failed call wrote neither.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -33,6 +51,24 @@ ROOM_WAS = "room_was"
 _RUNNING_AFTER = frozenset({"MatchStarted", "MovePlayed", "SeatTakenByBot"})
 # How long an adapter's command id is remembered, to answer a duplicate delivery without acting.
 SEEN_TTL_S = 24 * 3600
+
+# A reply and its duplicate mark in one call.  KEYS: mark, outbox.  ARGV: mark ttl ('' : no mark),
+# command id, message JSON.  Returns 1 (written) or 0 (a duplicate: nothing written).
+_REPLY = """
+if ARGV[1] ~= '' and not redis.call('SET', KEYS[1], 1, 'NX', 'EX', ARGV[1]) then return 0 end
+redis.call('XADD', KEYS[2], '*', 'c', ARGV[2], 'm', ARGV[3])
+return 1
+"""
+# Point a room at a new table unless a worker refused that table's /new, or the room has moved on to
+# another table since the gateway looked (a late retry must not take it back).
+# KEYS: room, refusal mark.  ARGV: the new table, the table the room showed ('' : none).
+_POINT_ROOM = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local now = redis.call('GET', KEYS[1])
+if now and now ~= ARGV[1] and now ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
 
 
 def new_table_id() -> str:
@@ -56,6 +92,17 @@ class Gateway:
         self.secrets = settings.secrets_bytes()
         self.clock = clock
         self.bot_username = bot_username
+        self._reply = redis.register_script(_REPLY)
+        self._point_room = redis.register_script(_POINT_ROOM)
+
+    def table_for(self, command_id: str | None) -> str:
+        """The id of the table a ``/new`` or ``/play`` creates: derived from the adapter's command id
+        (so that a retry names the same table; keyed with the token secret, so nobody can guess
+        it from the id), else fresh from the CSPRNG."""
+        if command_id is None:
+            return new_table_id()
+        digest = hmac.new(self.secrets[0], b"table\n" + command_id.encode(), hashlib.sha256).digest()
+        return base64.b32encode(digest[:10]).decode()[:10].lower()
 
     async def locale_of(self, user: Player, language_code: str | None = None) -> str:
         """The player's locale: their ``/lang`` choice, else from the platform's language code."""
@@ -74,17 +121,21 @@ class Gateway:
         return self.keys.bucket(f"{room.platform}:{room.chat}")
 
     async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
-                    code: str | None = None) -> None:
+                    code: str | None = None, *, user: Player | None = None, marked: bool = False) -> None:
         """Answer in the room at once, through the outbox like every other message (``code``: a
-        refusal's machine-readable code)."""
+        refusal's machine-readable code).  With ``marked`` (the adapter gave its own command id), a
+        second reply to the same command writes nothing (see the module docstring)."""
         # Off the worker's hot path: the gateway writes its few replies already in words.
-        msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room), locale=locale,
-                      kind="reply", text=text, code=code)
+        person = user if room.kind == "private" else None
+        msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room, person=person),
+                      locale=locale, kind="reply", text=text, code=code)
         bucket = self.reply_bucket(room)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(self.keys.outbox(bucket), {"c": cid, "m": msg.dumps()})
-        doorbell.ring(pipe, self.keys, [bucket])  # a no-op except on a Redis Cluster
-        await pipe.execute()
+        wrote = await self._reply(keys=[self.keys.seen(bucket, cid), self.keys.outbox(bucket)],
+                                  args=[SEEN_TTL_S if marked else "", cid, msg.dumps()])
+        if wrote:
+            pipe = self.redis.pipeline(transaction=False)
+            doorbell.ring(pipe, self.keys, [bucket])  # a no-op except on a Redis Cluster
+            await pipe.execute()
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
                      language_code: str | None = None, command_id: str | None = None,
@@ -98,49 +149,41 @@ class Gateway:
         """
         cid = command_id or new_command_id()
         locale = await self.locale_of(user, language_code)
-        if command_id is not None:
-            first = await self.redis.set(self.keys.seen(cid), 1, nx=True, ex=SEEN_TTL_S)
-            if not first:
-                await self.reply(f"{cid}:dup", room, locale, translate(locale, "refusal.duplicate"),
-                                 code="duplicate")
-                return cid
+
+        async def answer(text: str, code: str | None = None, in_locale: str = locale) -> str:
+            await self.reply(cid, room, in_locale, text, code=code, user=user, marked=command_id is not None)
+            return cid
+
         if token is not None:
-            return await self._action(cid, token, user, room, locale)
+            return await self._action(cid, token, user, room, locale, answer)
         try:
             parsed = parse_command(text or "", bot=self.bot_username)
         except ProtocolError as e:
             # Plain chat in a group is not for us; a command for another bot is not either.
             if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
                 return cid
-            await self.reply(cid, room, locale, error_text(locale, e), code=e.code)
-            return cid
+            return await answer(error_text(locale, e), e.code)
         name, args = parsed.name, dict(parsed.args)
         if name == "help":
-            await self.reply(cid, room, locale, translate(locale, "help.text"))
-            return cid
+            return await answer(translate(locale, "help.text"))
         if name == "rules":
             games = [args["game"]] if args.get("game") else ["cinquillo", "535"]
-            await self.reply(cid, room, locale, "\n\n".join(translate(locale, f"rules.{g}") for g in games))
-            return cid
+            return await answer("\n\n".join(translate(locale, f"rules.{g}") for g in games))
         if name == "lang":
             new = args["locale"]
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
-            await self.reply(cid, room, new, translate(new, "lang.changed"))
-            return cid
+            return await answer(translate(new, "lang.changed"), in_locale=new)
         if name == "stats":
             raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
             stats = {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
-            text = translate(locale, "table.stats", played=stats.get("played", 0), won=stats.get("won", 0))
-            await self.reply(cid, room, locale, text)
-            return cid
+            return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
+                                          won=stats.get("won", 0)))
         if name in ("new", "play"):
-            table = new_table_id()
-            # The room shows the new table at once, so that a /join sent right after the /new finds
-            # it before any worker has run (the worker writes the same derived index after the
-            # append).  If the worker refuses the /new, it puts back the table the room showed.
-            was = await self.redis.set(self.keys.room(room.platform, room.chat), table, get=True)
-            if was is not None:
-                args[ROOM_WAS] = was.decode() if isinstance(was, bytes) else was
+            table = self.table_for(command_id)
+            # If the worker refuses the /new, it puts back the table the room showed before.
+            was = await self.table_of(room)
+            if was is not None and was != table:
+                args[ROOM_WAS] = was
         elif name == "replay":
             table = args["table"]
         elif name == "start" and args.get("payload"):
@@ -160,13 +203,18 @@ class Gateway:
                     only = next(iter(tables))
                     found = only.decode() if isinstance(only, bytes) else only
             if found is None:
-                await self.reply(cid, room, locale, translate(locale, "refusal.no_table_here"),
-                                 code="no_table_here")
-                return cid
+                return await answer(translate(locale, "refusal.no_table_here"), "no_table_here")
             table = found
         args.pop("payload", None)
         await self._send(TableCommand(id=cid, table=table, name=name, args=args, actor=user, room=room,
                                       locale=locale, at=self.clock(), moderator=moderator))
+        if name in ("new", "play"):
+            # Only now that its command is in the stream: the room shows the new table at once, so
+            # that a /join sent right after the /new finds it before any worker has run (the worker
+            # writes the same derived index after its append).
+            await self._point_room(keys=[self.keys.room(room.platform, room.chat),
+                                         self.keys.room_refused(room.platform, room.chat, table)],
+                                   args=[table, args.get(ROOM_WAS) or ""])
         return cid
 
     async def _playing(self, user: Player) -> str | None:
@@ -191,13 +239,12 @@ class Gateway:
                 best = (float(env.get("at", 0.0)), t)
         return best[1] if best else None
 
-    async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str) -> str:
+    async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
+                      answer: Callable[..., Awaitable[str]]) -> str:
         try:
             claims = open_token(self.secrets, token)
         except TokenError as e:
-            await self.reply(cid, room, locale, translate(locale, f"refusal.token_{e.code}"),
-                             code=f"token_{e.code}")
-            return cid
+            return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))
         return cid

@@ -5,8 +5,12 @@
 - a request id (a ``webhook-id``) answered before gets that first answer again and is not acted on
   (``repeat``; the caller compares body digests to recognise an id reused for another body);
 - else a sender over its rate is refused (``limited``, with the seconds until a token is there);
-- else the answer is recorded *before* acting (``first``), so that a concurrent redelivery already
-  gets it; if acting then fails, :meth:`Admission.forget` drops it so that a retry acts.
+- else the caller acts (``first``) and then :meth:`Admission.record`\ s its answer.
+
+The answer is recorded only *after* acting succeeded: a request whose acting failed (Redis down or
+full at that moment) has no answer on record, so the platform's retry acts.  Acting is idempotent by
+the request's command id (:mod:`service.gateway`), so a redelivery that arrives while the first
+attempt is still acting, or after a crash between acting and recording, acts at most once.
 
 The rate is a token bucket per (platform, sender), shared by every adapter process.
 
@@ -30,7 +34,7 @@ from service.keys import Keys
 # As long as the gateway remembers command ids: a platform redelivering later than that is not retrying.
 ANSWER_TTL_S = 24 * 3600
 
-# KEYS: answer, bucket.  ARGV: answer JSON, ttl s, rate /s, burst, now ms.
+# KEYS: answer, bucket.  ARGV: (unused), (unused), rate /s, burst, now ms.
 # Returns {"repeat", earlier answer} | {"limited", wait ms} | {"first", ""}.
 _ADMIT = """
 local earlier = redis.call('GET', KEYS[1])
@@ -46,7 +50,6 @@ end
 redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1))
 redis.call('HSET', KEYS[2], 'ts', tostring(now))
 redis.call('PEXPIRE', KEYS[2], math.ceil(burst * 1000 / rate) + 1000)
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return {'first', ''}
 """
 
@@ -90,13 +93,11 @@ class Admission:
         """The key of one sender's token bucket."""
         return f"{self.keys.prefix}rl:{{{platform}:{sender}}}"
 
-    async def admit(self, platform: str, sender: str, request_id: str, answer: Answer,
-                    now: float) -> Admitted:
+    async def admit(self, platform: str, sender: str, request_id: str, now: float) -> Admitted:
         """Decide on a request (atomically; see the module docstring)."""
-        value = json.dumps({"h": answer.digest, "status": answer.status, "body": answer.body})
         kind, payload = await self._admit(
             keys=[self.answer_key(platform, sender, request_id), self.bucket_key(platform, sender)],
-            args=[value, self.ttl_s, self.rate, self.burst, int(now * 1000)])
+            args=["", self.ttl_s, self.rate, self.burst, int(now * 1000)])
         kind = kind.decode() if isinstance(kind, bytes) else kind
         if kind == "repeat":
             d = json.loads(payload)
@@ -105,6 +106,7 @@ class Admission:
             return Admitted("limited", wait_s=int(payload) / 1000)
         return Admitted("first")
 
-    async def forget(self, platform: str, sender: str, request_id: str) -> None:
-        """Drop a recorded answer (acting on the request failed: a retry must act)."""
-        await self.redis.delete(self.answer_key(platform, sender, request_id))
+    async def record(self, platform: str, sender: str, request_id: str, answer: Answer) -> None:
+        """Remember the answer given to a request that was acted on (a redelivery gets it again)."""
+        value = json.dumps({"h": answer.digest, "status": answer.status, "body": answer.body})
+        await self.redis.set(self.answer_key(platform, sender, request_id), value, ex=self.ttl_s)

@@ -102,6 +102,11 @@ class Keys:
         """Derived: a player's match counts (``played``, ``won``)."""
         return f"{self.prefix}player:{{{platform}:{user}}}:stats"
 
-    def seen(self, command_id: str) -> str:
-        """A command id the gateway has already accepted (duplicate deliveries)."""
-        return f"{self.prefix}seen:{{{command_id}}}"
+    def seen(self, bucket: int, command_id: str) -> str:
+        """A command the gateway answered itself (no table): its reply was written to the outbox of
+        ``bucket``, whose hash tag it shares, so that both are written in one call."""
+        return f"{self.prefix}seen:{{{bucket}}}:{command_id}"
+
+    def room_refused(self, platform: str, chat: str, table: str) -> str:
+        """A table whose ``/new`` a worker refused: the room must not be pointed at it (room's tag)."""
+        return f"{self.prefix}room:{{{platform}:{chat}}}:refused:{table}"

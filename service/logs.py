@@ -76,3 +76,9 @@ def configure(level: str = "INFO", stream: Any = None) -> None:
 def get(name: str = "cinq") -> Any:
     """A logger bound to a component name."""
     return structlog.get_logger(component=name)
+
+
+def error_text(exc: BaseException, limit: int = 300) -> str:
+    """An error for a log line or a problem document: its class *and* its message (redis-py's
+    ``repr`` of an error is the class alone, e.g. ``OutOfMemoryError()``, which loses the reason)."""
+    return f"{type(exc).__name__}: {exc}"[:limit]

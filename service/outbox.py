@@ -22,12 +22,15 @@ from service.text import render_lines
 
 
 class Recipient(BaseModel):
-    """Exactly one of ``room`` and ``player``."""
+    """Exactly one of ``room`` and ``player``.  ``person``, on a private chat's message: the person in
+    that chat, when the message answers them (the order of their messages is kept per person,
+    whichever way they are addressed: see :func:`service.delivery.recipient_key`)."""
 
     model_config = ConfigDict(frozen=True)
 
     room: Room | None = None
     player: Player | None = None
+    person: Player | None = None
 
 
 class Action(BaseModel):

@@ -6,7 +6,9 @@ in memory and written in ONE compare-and-append, and the appends of all tables g
 A version conflict (another worker wrote first, or the cache was stale) reloads that table and
 decides again; a redelivered command is recognised by its id in the script and acknowledged
 without acting twice.  Commands of a worker that died are taken over with XAUTOCLAIM; a command that
-keeps failing is moved to a dead-letter stream with its error.
+keeps failing is moved to a dead-letter stream with its error.  After a Redis error (a restart, a lost
+reply) and every :data:`REREAD_S` the worker reads its own pending commands again at once, and every
+:data:`TRIM_S` it trims what it has acknowledged from its shards (:mod:`service.groups`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis.exceptions import NoScriptError, RedisError, ResponseError
+from redis.exceptions import NoScriptError, RedisError
 
 from service import bots, doorbell, logs
 from service.commands import TableCommand
@@ -36,14 +38,15 @@ from service.events import (
     TableCreated,
     encode,
 )
-from service.gateway import ROOM_WAS
+from service.gateway import ROOM_WAS, SEEN_TTL_S
+from service.groups import Group, Pause
 from service.keys import Keys
 from service.leases import Leases
 from service.metrics import Metrics
 from service.packing import use_hiredis_packing
 from service.settings import Settings
 from service.store import Append, EventStore
-from service.streams import StreamReader, parse
+from service.streams import parse
 from service.tables import notify
 from service.tables.decide import Context, Decision, Refused, decide
 from service.tables.replay import replay_lines
@@ -51,8 +54,11 @@ from service.tables.repository import from_loaded, history, snapshot_json
 from service.tables.state import RUNNING, Table
 from service.timers import fire_due
 
-# Compare-and-set of a room's index: KEYS room, ARGV the refused new table, the table it showed before.
+# A refused /new: mark the table as refused beside the room (the gateway never points the room at a
+# marked table) and, if the room shows it already, show the table it showed before.
+# KEYS: room, refusal mark.  ARGV: the refused new table, the table the room showed before, mark ttl.
 _RESTORE_ROOM = """
+redis.call('SET', KEYS[2], 1, 'EX', ARGV[3])
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
 end
@@ -65,6 +71,11 @@ MAX_CONFLICT_ROUNDS = 50
 WAIT_FOR_TABLE_S = 2.0
 MAX_WAITS = 50
 CACHE_SIZE = 20_000
+# How often a worker reads again its own pending commands (a read whose reply was lost: redis-py
+# resent the XREADGROUP, so those commands were delivered to this worker but never reached it).
+REREAD_S = 1.0
+# How often a worker trims the commands every group has acknowledged from its shards (retention).
+TRIM_S = 5.0
 
 
 def new_seed() -> str:
@@ -98,10 +109,6 @@ class _Group:
     failed: list[tuple[Entry, BaseException]] = field(default_factory=list)
 
 
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else v
-
-
 class Worker:
     """One worker process's loop (or several in one process, for tests)."""
 
@@ -129,7 +136,7 @@ class Worker:
         self._counters: dict[tuple[str, str], Any] = {}
         # Acknowledgements and index writes of the last batch, sent with the next read (one round trip).
         self._later: Any = None
-        self.reader = StreamReader(redis, settings.group, self.name)
+        self.group = Group(redis, settings.group, self.name)
         # Command shards are leased to one live worker each (see service.leases), so all the commands
         # of a table reach one worker and its cache: no conflicts, no reloads.  Until run() takes
         # leases (and in drain(), for tests and tools) a worker reads every shard.
@@ -152,9 +159,6 @@ class Worker:
             return None
         owned = set(self.leases.owned)
         return [b for b in range(self.keys.buckets) if b % self.keys.shards in owned]
-
-    def _streams(self) -> dict[str, str]:
-        return {k: ">" for k in self.shards()}
 
     async def rebalance(self, in_hand: list[Entry]) -> None:
         """Heartbeat and share the command shards with the other live workers (service.leases).
@@ -184,26 +188,29 @@ class Worker:
         # process: the cyclic GC need not scan it again and again.  Its full collections otherwise
         # cost ~15% of the worker's time and pauses of tens of ms (the p99).
         gc.freeze()
-        for key in self.keys.all_commands():
-            try:
-                await self.redis.xgroup_create(key, self.settings.group, id="0", mkstream=True)
-            except ResponseError as e:
-                if "BUSYGROUP" not in str(e):
-                    raise
+        await self.group.create(self.keys.all_commands())
 
     async def run(self) -> None:
         """Process commands until :attr:`stop` is set; the batch in hand is always finished.
 
         A Redis error (a restart, a failover, a deleted stream) is logged and retried after a short
-        pause: the commands in flight stay pending and are redelivered or claimed, never lost.
+        pause: the commands in flight stay pending in Redis, and as soon as Redis answers again the
+        worker reads its own pending commands once more (not after ``claim_idle_ms``).
         """
         await self.setup()
-        last_claim = last_timer = last_lease = 0.0
-        pause = 0.05
+        last_claim = last_timer = last_lease = last_trim = 0.0
+        last_reread = time.monotonic()
+        pause = Pause()
         entries: list[Entry] = []
         self._leasing = self.leases is not None
         while not self.stop.is_set():
             try:
+                if time.monotonic() - last_reread > REREAD_S:
+                    last_reread = time.monotonic()
+                    self.retry += await self.reread()
+                if time.monotonic() - last_trim > TRIM_S:
+                    last_trim = time.monotonic()
+                    await self.group.trim(self.shards())
                 if self.leases is not None and time.monotonic() - last_lease > self.settings.lease_ms / 3000:
                     last_lease = time.monotonic()
                     await self.rebalance(entries + self.retry)
@@ -220,15 +227,16 @@ class Worker:
                 # Decide, append, acknowledge the previous batch and read the next: one round trip.
                 redo, new = await self.cycle(entries, read=True)
                 entries = redo + new
-                pause = 0.05
+                pause.ok()
             except (RedisError, OSError) as e:
-                # The batch in hand stays pending in Redis: it is read again or claimed, not lost.
-                entries = []
-                self.log.warning("redis_error", error=repr(e)[:200], retry_in=pause)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 2.0)
+                # The batch in hand stays pending in Redis: it is read again at once (below), not lost.
+                entries, self.retry = [], []
+                wait = pause.failed()
+                self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
+                await asyncio.sleep(wait)
                 with contextlib.suppress(RedisError, OSError):
                     await self.setup()  # the streams or the group may have gone (NOGROUP)
+                last_reread = 0.0  # what this worker held is read again as soon as Redis answers
         # Stopping: what was already read is finished (no new read), then everything acknowledged,
         # then the shards are handed back at once (not after their leases expire).
         await self.process(entries + self.retry)
@@ -267,35 +275,30 @@ class Worker:
         pipe, self._later = self._later, None
         if pipe is None:
             pipe = self.redis.pipeline(transaction=False)
-        return self._entries(await self.reader.read(self._streams(), self.settings.batch,
-                                                    self.settings.block_ms if block else None, pipe=pipe))
+        return self._entries(await self.group.read(self.shards(), self.settings.batch,
+                                                   self.settings.block_ms if block else None, pipe=pipe))
+
+    async def reread(self) -> list[Entry]:
+        """This worker's own pending commands, read again (after a lost reply or a Redis restart).
+
+        The acknowledgements held back are sent first, so only commands not finished come back; a
+        command also in hand is decided once (``cycle`` drops the second copy)."""
+        await self.flush()
+        got = await self.group.own_pending(self.shards(), self.settings.batch, limit=10 * self.settings.batch)
+        return self._entries(got)
 
     async def claim(self) -> list[Entry]:
         """Take over commands another consumer has held for too long (it probably died)."""
         out: list[Entry] = []
-        pending = 0
         for key in self.shards():
             out += await self._claim_shard(key, self.settings.claim_idle_ms)
-            summary = await self.redis.xpending(key, self.settings.group)
-            pending += int(summary.get("pending", 0) if isinstance(summary, dict) else summary[0])
-        self.metrics.pending.set(pending)
+        self.metrics.pending.set(await self.group.pending(self.shards()))
         return out
 
     async def _claim_shard(self, key: str, idle_ms: int) -> list[Entry]:
         """The commands of one shard pending for at least ``idle_ms`` with any consumer, now ours."""
-        out: list[Entry] = []
-        start = "0-0"
-        while True:
-            resp = await self.redis.xautoclaim(key, self.settings.group, self.name, idle_ms, start,
-                                               count=self.settings.batch)
-            for mid, fields in resp[1]:
-                if not fields:  # deleted from the stream meanwhile
-                    await self.redis.xack(key, self.settings.group, mid)
-                    continue
-                out.append(Entry(key, _s(mid), fields.get(b"c") or fields.get("c")))
-            start = _s(resp[0])
-            if start == "0-0" or len(out) >= 10 * self.settings.batch:
-                break
+        out = self._entries(await self.group.claim(key, idle_ms, self.settings.batch,
+                                                   limit=10 * self.settings.batch))
         if out:
             self.metrics.claimed.inc(len(out))
             self.log.warning("claimed", commands=len(out), shard=key)
@@ -304,8 +307,7 @@ class Worker:
 
     async def _too_often(self, e: Entry) -> bool:
         """Dead-letter a command that has been delivered too many times (it may crash workers)."""
-        info = await self.redis.xpending_range(e.stream, self.settings.group, min=e.id, max=e.id, count=1)
-        times = int(info[0]["times_delivered"]) if info else 0
+        times = await self.group.times_delivered(e.stream, e.id)
         if times > self.settings.max_attempts:
             await self.dead_letter(e, f"delivered {times} times without completing")
             return True
@@ -315,9 +317,8 @@ class Worker:
         """Move a command to its shard's dead-letter stream, with the error, and acknowledge it."""
         shard = self.keys.all_commands().index(e.stream)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.xadd(self.keys.dead(shard), {"c": e.raw or b"", "entry": e.id, "error": error[:2000],
-                                          "worker": self.name})
-        pipe.xack(e.stream, self.settings.group, e.id)
+        self.group.queue_dead_letter(pipe, self.keys.dead(shard), e.stream, e.id, {
+            "c": e.raw or b"", "entry": e.id, "error": error[:2000], "worker": self.name})
         await pipe.execute()
         self.attempts.pop(e.id, None)
         self.metrics.dead.inc()
@@ -378,7 +379,7 @@ class Worker:
         for g in planned:
             assert g.append is not None  # planned holds the groups that have one
             self.store.queue_append(pipe, g.append)
-        n_reads = self.reader.queue(pipe, self._streams(), self.settings.batch) if read else 0
+        n_reads = self.group.queue_read(pipe, self.shards(), self.settings.batch) if read else 0
         try:
             raws = await pipe.execute()
         except NoScriptError:
@@ -583,8 +584,9 @@ class Worker:
         pointed it at the new id (unless something else has been pointed at it since)."""
         if cmd.room is None:
             return
-        key = self.keys.room(cmd.room.platform, cmd.room.chat)
-        pipe.eval(_RESTORE_ROOM, 1, key, cmd.table, str(cmd.args.get(ROOM_WAS) or ""))
+        room, chat = cmd.room.platform, cmd.room.chat
+        pipe.eval(_RESTORE_ROOM, 2, self.keys.room(room, chat), self.keys.room_refused(room, chat, cmd.table),
+                  cmd.table, str(cmd.args.get(ROOM_WAS) or ""), SEEN_TTL_S)
 
     def _log(self, cmd: TableCommand | None, version: int, outcome: str, now: float) -> None:
         if cmd is None:

@@ -7,11 +7,13 @@
 2. the body is within the limit (413; read no further than the limit),
 3. the Standard Webhooks signature and timestamp (401),
 4. the body is JSON (415) of a known event with no unknown field (400),
-5. a ``webhook-id`` seen before is answered as the first time (202 and the same body; 409 if the body
-   differs) without acting again,
+5. a ``webhook-id`` answered before is answered as the first time (202 and the same body; 409 if the
+   body differs) without acting again,
 6. the sender's rate (429, with ``Retry-After``),
 
-then hands the event to :meth:`service.gateway.Gateway.submit` and answers 202.  What the service
+then hands the event to :meth:`service.gateway.Gateway.submit`, records the answer for redeliveries
+and answers 202 — in that order, so that a 202 means the command is in its stream, and a failure
+anywhere before it (503) leaves nothing that would stop the platform's retry from acting.  What the service
 answers arrives later, as callbacks (see :mod:`adapters.webhook.sender`).
 """
 
@@ -172,7 +174,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
         digest = hashlib.sha256(body).hexdigest()[:32]
         cid = command_id(name, wid)
         answer = Answer(digest, 202, Accepted(command_id=cid).model_dump())
-        admitted = await admission.admit(name, event.user.id, wid, answer, now)
+        admitted = await admission.admit(name, event.user.id, wid, now)
         if admitted.kind == "limited":
             raise Refusal(429, "rate_limited", "Too many requests",
                           f"this sender may send {settings.rate:g} events per second; retry later",
@@ -182,12 +184,10 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
                 raise Refusal(409, "id_reused", "webhook-id reused",
                               "this webhook-id was already used for a different body")
             return admitted.earlier.status, admitted.earlier.body, {"webhook-duplicate": "true"}
-        try:
-            await _submit(name, event, cid)
-        except Exception:
-            # Not acted on: forget the answer so that the platform's retry acts.
-            await admission.forget(name, event.user.id, wid)
-            raise
+        # Acted on first, recorded after: a failure in between answers 5xx with no answer on record,
+        # so the platform's retry acts again, and acting is idempotent by the command id.
+        await _submit(name, event, cid)
+        await admission.record(name, event.user.id, wid, answer)
         return answer.status, answer.body, {}
 
     async def _submit(name: str, event: MessageEvent | ActionEvent, cid: str) -> None:

@@ -258,7 +258,11 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
 def reply_to(cmd: TableCommand) -> Wire:
     """Where a reply to a command goes: the chat it came from, else the person who sent it."""
     if cmd.room is not None:
-        return _to(room=cmd.room)
+        to = _to(room=cmd.room)
+        if cmd.room.kind == "private" and cmd.actor is not None:
+            # The person in that chat: their replies keep their order with their hand (Recipient).
+            to["person"] = _plain(cmd.actor)
+        return to
     return _to(player=cmd.actor)
 
 

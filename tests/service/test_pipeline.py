@@ -190,11 +190,17 @@ async def test_refusal_wrong_seat_stale_and_forged_tokens(h):
                            translate("en", "refusal.not_your_turn", table=table))
 
 
-async def test_refusal_duplicate_delivery_is_answered_once_and_not_acted_on(h):
+async def test_a_duplicate_delivery_is_answered_once_and_not_acted_on(h):
     table = await lobby(h, ANA)
     await h.send(BEA, "/join", command_id="upd-1")
+    # The platform delivers the same update again: nothing happens and nobody is told anything twice.
     msgs = await unchanged(h, table, lambda: h.send(BEA, "/join", command_id="upd-1"))
-    assert reply(msgs) == translate("en", "refusal.duplicate")
+    assert msgs == []
+    # The same for a command the gateway answers itself (no table).
+    await h.send(BEA, "/help", command_id="upd-2")
+    first = [m for m in h.messages if m.id.startswith("upd-2")]
+    msgs = await unchanged(h, table, lambda: h.send(BEA, "/help", command_id="upd-2"))
+    assert len(first) == 1 and msgs == []
 
 
 async def test_a_redelivered_command_is_not_applied_or_answered_twice(h, any_redis):
