@@ -17,8 +17,8 @@ from service.keys import Keys
 from service.streams import is_cluster
 
 OK, CONFLICT, DUPLICATE = 1, 0, 2
-# The outbox is trimmed approximately: consumers read it within seconds, the events stay forever.
-OUTBOX_MAXLEN = 100_000
+# ARGV[6] of append.lua once held an outbox length cap; retention (service/groups.py) replaced it.
+_UNUSED = 0
 
 
 def _script(name: str) -> str:
@@ -114,7 +114,7 @@ class EventStore:
         else:
             due = str(int(a.deadline))
         snap_v, snap_s = (str(a.snapshot[0]), a.snapshot[1]) if a.snapshot else ("", "")
-        args: list[Any] = [a.expected, a.table, due, snap_v, snap_s, OUTBOX_MAXLEN, len(a.command_ids)]
+        args: list[Any] = [a.expected, a.table, due, snap_v, snap_s, _UNUSED, len(a.command_ids)]
         args += a.command_ids
         args.append(len(a.events))
         args += a.events

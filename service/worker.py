@@ -51,7 +51,7 @@ from service.tables import notify
 from service.tables.decide import Context, Decision, Refused, decide
 from service.tables.replay import replay_lines
 from service.tables.repository import from_loaded, history, snapshot_json
-from service.tables.state import RUNNING, Table
+from service.tables.state import CANCELLED, FINISHED, RUNNING, Table
 from service.timers import fire_due
 
 # A refused /new: mark the table as refused beside the room (the gateway never points the room at a
@@ -133,6 +133,7 @@ class Worker:
         self.stop = asyncio.Event()
         self.processed = 0
         self.timers = timers
+        self.reread_s, self.trim_s = REREAD_S, TRIM_S  # (tests shorten them)
         self._counters: dict[tuple[str, str], Any] = {}
         # Acknowledgements and index writes of the last batch, sent with the next read (one round trip).
         self._later: Any = None
@@ -205,10 +206,10 @@ class Worker:
         self._leasing = self.leases is not None
         while not self.stop.is_set():
             try:
-                if time.monotonic() - last_reread > REREAD_S:
+                if time.monotonic() - last_reread > self.reread_s:
                     last_reread = time.monotonic()
                     self.retry += await self.reread()
-                if time.monotonic() - last_trim > TRIM_S:
+                if time.monotonic() - last_trim > self.trim_s:
                     last_trim = time.monotonic()
                     await self.group.trim(self.shards())
                 if self.leases is not None and time.monotonic() - last_lease > self.settings.lease_ms / 3000:
@@ -517,8 +518,13 @@ class Worker:
         now = self.clock()
         for g in groups:
             if g.after is not None and g.append is not None:
-                self.cache[g.table] = g.after
-                self.cache.move_to_end(g.table)
+                if g.after.status in (FINISHED, CANCELLED):
+                    # Over: few commands will come (a /replay loads it again), so the worker's memory
+                    # follows the live tables, not every table it ever served.
+                    self.cache.pop(g.table, None)
+                else:
+                    self.cache[g.table] = g.after
+                    self.cache.move_to_end(g.table)
             for e, outcome, events, version in g.outcomes:
                 acks.setdefault(e.stream, []).append(e.id)
                 self.attempts.pop(e.id, None)

@@ -64,8 +64,6 @@ class Presses:
         if not msg.id.startswith(PREFIX):
             return False
         cid = msg.id.rsplit(":", 1)[0]
-        if cid.endswith(":dup"):
-            cid = cid[: -len(":dup")]
         fut = self.waiting.get(cid)
         if fut is None or fut.done():
             return False

@@ -31,7 +31,9 @@ end
 i = i + nev
 local nout = tonumber(ARGV[i]); i = i + 1
 for k = 0, nout - 1 do
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[6], '*', 'c', ARGV[i + 2 * k], 'm', ARGV[i + 2 * k + 1])
+  -- No length cap: an outbox entry leaves only once every platform's group has acknowledged it
+  -- (retention, service/groups.py); a cap would drop messages a platform has not received yet.
+  redis.call('XADD', KEYS[4], '*', 'c', ARGV[i + 2 * k], 'm', ARGV[i + 2 * k + 1])
 end
 if ARGV[3] == '-' then
   redis.call('ZREM', KEYS[5], ARGV[2])

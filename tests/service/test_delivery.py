@@ -251,3 +251,88 @@ async def test_a_delivery_started_before_redis_is_up_waits_for_it_and_stops_clea
     assert not tasks[0].done(), "the delivery died instead of waiting for Redis"
     await asyncio.wait_for(stopped(stop, tasks), 5)
     await nowhere.aclose()
+
+
+async def test_a_read_whose_reply_was_lost_is_delivered_while_the_process_lives(any_redis):
+    """redis-py resends a read whose connection broke: Redis delivered the entry to this consumer, the
+    process never saw it.  It must still arrive, within ``reread_s``, without a restart."""
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.2))
+    rec = Recorder()
+    stop, tasks = await running((d, rec))
+    await put(any_redis, msg(0))
+    await until(lambda: len(rec.got) == 1)  # running, partitions owned and claimed
+    stream = KEYS.outbox_for("t1")
+    # The entry and "its read" in one transaction: the process's own blocked read cannot take it.
+    pipe = any_redis.pipeline(transaction=True)
+    pipe.xadd(stream, {"c": "x", "m": msg(1).dumps()})
+    pipe.xreadgroup(d.dk.group, "p1", {stream: ">"}, count=10)
+    await pipe.execute()
+    await until(lambda: len(rec.got) == 2)
+    await stopped(stop, tasks)
+    assert [m.version for m in rec.got] == [0, 1]
+    pending = await any_redis.xpending(stream, d.dk.group)
+    assert (pending["pending"] if isinstance(pending, dict) else pending[0]) == 0
+
+
+async def test_a_message_in_hand_is_not_read_again(any_redis):
+    """A lane holding a message (waiting out a retry) must not get it a second time from a re-read."""
+    calls: list[str] = []
+
+    def fail(n: int, m: Message) -> None:
+        calls.append(m.id)
+        if len(calls) == 1:
+            raise Retry("later", after_s=0.6)
+
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.05))
+    rec = Recorder(fail=fail)
+    stop, tasks = await running((d, rec))
+    await put(any_redis, msg(0))
+    await until(lambda: len(rec.got) == 1)
+    await stopped(stop, tasks)
+    assert calls == [rec.got[0].id] * 2  # the first attempt and its retry, nothing more
+
+
+def test_a_persons_private_chat_and_their_hand_keep_one_order():
+    ana = Player(platform="acme", user="u1")
+    dm = Room(platform="acme", chat="dm-u1", kind="private")
+    refusal = msg(1).model_copy(update={"to": Recipient(room=dm, person=ana)})
+    hand = msg(2).model_copy(update={"to": Recipient(player=ana)})
+    assert recipient_key(refusal) == recipient_key(hand)
+    # Without the person, or in a group, the chat is its own recipient.
+    assert recipient_key(msg(1).model_copy(update={"to": Recipient(room=dm)})) != recipient_key(hand)
+    group = Room(platform="acme", chat="g1", kind="group")
+    assert recipient_key(msg(1).model_copy(update={"to": Recipient(room=group, person=ana)})) != \
+        recipient_key(hand)
+
+
+async def test_retention_keeps_what_a_stopped_platform_has_not_received(any_redis):
+    """Two platforms: one delivers and trims, the other is down.  Nothing the one that is down has not
+    received goes; when it returns it gets everything, and then the outbox is empty."""
+    up = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(trim_s=0.05))
+    down = Delivery(any_redis, SETTINGS, "tg", "p2", options=opts(trim_s=0.05))
+    await down.setup()  # the platform's group exists: it was running before
+    sent = []
+    for n in range(20):
+        m = msg(n, platform="acme" if n % 2 else "tg", table=f"t{n % 4}")
+        sent.append(m)
+        await put(any_redis, m)
+    outboxes = sorted({KEYS.outbox_for(m.table or "") for m in sent})
+
+    async def left() -> int:
+        return sum([await any_redis.xlen(s) for s in outboxes])
+
+    rec = Recorder()
+    stop, tasks = await running((up, rec))
+    await until(lambda: len(rec.got) == 10)
+    await asyncio.sleep(0.3)  # several trim rounds
+    await stopped(stop, tasks)
+    assert await left() == 20, "retention removed entries the stopped platform has not received"
+    rec_tg = Recorder()
+    stop, tasks = await running((up, Recorder()), (down, rec_tg))
+    await until(lambda: len(rec_tg.got) == 10)
+    deadline = time.monotonic() + 30
+    while await left() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    await stopped(stop, tasks)
+    assert sorted(m.id for m in rec_tg.got) == sorted(m.id for m in sent if m.to.room.platform == "tg")
+    assert await left() == 0, "entries every platform acknowledged were kept"

@@ -226,3 +226,49 @@ async def test_a_command_for_a_table_that_never_appears_is_refused_after_its_wai
     [reply] = [m for m in to(await h.collect(), GROUP) if m.kind == "reply"]
     assert reply.code == "no_table"
     assert await h.events("nosuchtable") == []
+
+
+async def test_commands_a_lost_read_delivered_are_done_in_seconds_not_after_the_claim_timeout(any_redis):
+    """A read whose reply was lost (redis-py resent it) left a command pending with this worker, which
+    never saw it.  With a claim timeout of an hour, it is still done: the worker re-reads its own."""
+    h = Harness(any_redis, workers=1, claim_idle_ms=3_600_000)
+    await h.send(ANA, "/new cinquillo")
+    table = await h.table_of()
+    w = h.workers[0]
+    task = asyncio.create_task(w.run())
+    cmd = TableCommand(id="lost-join", table=table, name="join", actor=BEA, room=GROUP, locale="en",
+                       at=h.clock())
+    stream = h.keys.commands_for(table)
+    # The command and "its read" in one transaction: the worker's own blocked read cannot take it.
+    pipe = any_redis.pipeline(transaction=True)
+    pipe.xadd(stream, {"c": cmd.dumps()})
+    pipe.xreadgroup(h.settings.group, w.name, {stream: ">"}, count=10)
+    await pipe.execute()
+    for _ in range(1000):
+        if "lost-join" in await _all_done(h, table):
+            break
+        await asyncio.sleep(0.02)
+    w.stop.set()
+    await task
+    assert (await load(w.store, table)).seat_of(BEA) == 1
+
+
+async def test_acknowledged_commands_are_trimmed_from_the_streams(any_redis):
+    """Retention: the table's events and done set prove what was applied; the command streams keep
+    only what is not acknowledged yet."""
+    h = Harness(any_redis, workers=1)
+    await h.send(ANA, "/new cinquillo")
+    table = await h.table_of()
+    w = h.workers[0]
+    w.trim_s = 0.05
+    for p in range(3):
+        await h.gateway.submit("/join", user=Player(platform="tg", user=f"p{p}", name=f"P{p}"), room=GROUP)
+    task = asyncio.create_task(w.run())
+    for _ in range(1000):
+        if sum([await any_redis.xlen(k) for k in h.keys.all_commands()]) == 0:
+            break
+        await asyncio.sleep(0.02)
+    w.stop.set()
+    await task
+    assert sum([await any_redis.xlen(k) for k in h.keys.all_commands()]) == 0
+    assert len(await _all_done(h, table)) == 4
