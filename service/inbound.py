@@ -5,7 +5,7 @@
 - a request id (a ``webhook-id``) answered before gets that first answer again and is not acted on
   (``repeat``; the caller compares body digests to recognise an id reused for another body);
 - else a sender over its rate is refused (``limited``, with the seconds until a token is there);
-- else the caller acts (``first``) and then :meth:`Admission.record`\ s its answer.
+- else the caller acts (``first``) and then records its answer (:meth:`Admission.record`).
 
 The answer is recorded only *after* acting succeeded: a request whose acting failed (Redis down or
 full at that moment) has no answer on record, so the platform's retry acts.  Acting is idempotent by
