@@ -8,16 +8,14 @@ AI player's turn), which the service sends itself.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.identities import Player, Room
 
-# The commands the worker handles; every other protocol command is answered by the gateway.
-TABLE_COMMANDS = frozenset({"new", "play", "join", "start", "leave", "bots", "cancel", "move", "hand",
-                            "replay", "action", "tick", "kick", "set"})
+# The commands that create their table (every other one is for a table that exists).
+CREATING = frozenset({"new", "play"})
 
 
 class TableCommand(BaseModel):
@@ -37,11 +35,11 @@ class TableCommand(BaseModel):
     # The platform says the actor moderates the room (a group admin): may do what the creator does.
     moderator: bool = False
 
+    @property
+    def creates_table(self) -> bool:
+        """Whether this command creates its table (``/new``, ``/play``)."""
+        return self.name in CREATING
+
     def dumps(self) -> str:
         """The JSON form written to the stream."""
         return self.model_dump_json(exclude_none=True)
-
-    @classmethod
-    def loads(cls, raw: str | bytes) -> TableCommand:
-        """Read a command back from its JSON form."""
-        return cls.model_validate(json.loads(raw))

@@ -446,7 +446,8 @@ class Delivery:
             return
         self._next_trim = time.monotonic() + self.options.trim_s
         streams, self._acked = sorted(self._acked), set()
-        await self.group.trim(streams, keep_ms=int(self.options.keep_s * 1000),
+        keep_s = max(self.options.keep_s, self.settings.outbox_keep_s)
+        await self.group.trim(streams, keep_ms=int(keep_s * 1000),
                               now_ms=int(self.clock() * 1000))
 
     async def _read_rung(self, streams: list[str]) -> list[tuple[str, str, Any]]:

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from service import doorbell
-from service.commands import TableCommand
+from service.commands import CREATING, TableCommand
 from service.i18n import pick_locale, translate
 from service.i18n.reasons import error_text
 from service.identities import Player, Room
@@ -178,7 +178,7 @@ class Gateway:
             stats = {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
             return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
                                           won=stats.get("won", 0)))
-        if name in ("new", "play"):
+        if name in CREATING:
             table = self.table_for(command_id)
             # If the worker refuses the /new, it puts back the table the room showed before.
             was = await self.table_of(room)
@@ -208,7 +208,7 @@ class Gateway:
         args.pop("payload", None)
         await self._send(TableCommand(id=cid, table=table, name=name, args=args, actor=user, room=room,
                                       locale=locale, at=self.clock(), moderator=moderator))
-        if name in ("new", "play"):
+        if name in CREATING:
             # Only now that its command is in the stream: the room shows the new table at once, so
             # that a /join sent right after the /new finds it before any worker has run (the worker
             # writes the same derived index after its append).

@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     # False: every worker reads every shard (no leases; tests of races between workers use it).
     worker_leases: bool = True
     timer_interval: float = Field(default=0.5, gt=0)
+    # Retention keeps outbox messages this long after every platform acknowledged them (a grace period
+    # for debugging; 0: they go at once).
+    outbox_keep_s: float = Field(default=0.0, ge=0)
     # Observability.
     http_host: str = "127.0.0.1"
     http_port: int = 8080

@@ -20,39 +20,29 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from redis.exceptions import NoScriptError, RedisError
 
-from service import bots, doorbell, logs
+from service import bots, doorbell, logs, projection
 from service.commands import TableCommand
-from service.events import (
-    MatchFinished,
-    MovePlayed,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
-    TableCancelled,
-    TableCreated,
-    encode,
-)
+from service.events import Stored
 from service.gateway import ROOM_WAS, SEEN_TTL_S
 from service.groups import Group, Pause
 from service.keys import Keys
 from service.leases import Leases
 from service.metrics import Metrics
 from service.packing import use_hiredis_packing
+from service.planning import Entry, Outcome, Planner, TableBatch, group_by_table, new_seed
+from service.projection import index_ops
 from service.settings import Settings
-from service.store import Append, EventStore
+from service.store import AppendResult, EventStore
 from service.streams import parse
-from service.tables import notify
-from service.tables.decide import Context, Decision, Refused, decide
-from service.tables.replay import replay_lines
-from service.tables.repository import from_loaded, history, snapshot_json
+from service.tables.repository import from_loaded, history
 from service.tables.state import CANCELLED, FINISHED, RUNNING, Table
 from service.timers import fire_due
+
+__all__ = ["Entry", "Worker", "new_seed"]
 
 # A refused /new: mark the table as refused beside the room (the gateway never points the room at a
 # marked table) and, if the room shows it already, show the table it showed before.
@@ -64,49 +54,13 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-# An AI seat's tick is sent at once by the worker; the deadline is the safety net if that is lost.
-BOT_GRACE_MS = 2_000
 MAX_CONFLICT_ROUNDS = 50
-# A command for a table not created yet waits at most this long (and this many cycles) for it.
-WAIT_FOR_TABLE_S = 2.0
-MAX_WAITS = 50
 CACHE_SIZE = 20_000
 # How often a worker reads again its own pending commands (a read whose reply was lost: redis-py
 # resent the XREADGROUP, so those commands were delivered to this worker but never reached it).
 REREAD_S = 1.0
 # How often a worker trims the commands every group has acknowledged from its shards (retention).
 TRIM_S = 5.0
-
-
-def new_seed() -> str:
-    """A fresh match seed from the operating system's CSPRNG (never from the engine)."""
-    return secrets.token_hex(16)
-
-
-@dataclass
-class Entry:
-    """One command stream entry as delivered to this worker."""
-
-    stream: str
-    id: str
-    raw: bytes | str
-    cmd: TableCommand | None = None
-
-
-@dataclass
-class _Group:
-    """The commands of one table in a batch, and what deciding them produced."""
-
-    table: str
-    entries: list[Entry]
-    # commands for a table that does not exist yet, put back to wait for its creation (see _may_wait)
-    waiting: list[Entry] = field(default_factory=list)
-    before: Table | None = None
-    after: Table | None = None
-    append: Append | None = None
-    # (entry, outcome, events, the table's version after it)
-    outcomes: list[tuple[Entry, str, list[Any], int]] = field(default_factory=list)
-    failed: list[tuple[Entry, BaseException]] = field(default_factory=list)
 
 
 class Worker:
@@ -122,13 +76,12 @@ class Worker:
         self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
         self.store = EventStore(redis, self.keys)
         self.name = name or f"w-{secrets.token_hex(4)}"
-        self.clock, self.seeds, self.choose_move = clock, seeds, choose_move
+        self.clock = clock
+        self.planner = Planner(settings, clock, seeds, choose_move)
         self.metrics = metrics or Metrics()
-        self.secrets = settings.secrets_bytes()
         self.cache: OrderedDict[str, Table] = OrderedDict()
         self.attempts: dict[str, int] = {}
         self.retry: list[Entry] = []
-        self.waits: dict[str, int] = {}
         self.log = logs.get("worker").bind(worker=self.name)
         self.stop = asyncio.Event()
         self.processed = 0
@@ -344,169 +297,83 @@ class Worker:
         batch's acknowledgements, this batch's compare-and-appends and (``read``) a non-blocking read
         of the next batch.  Returns the entries to decide again (version conflicts, in their order)
         and the new entries read."""
-        groups: dict[str, _Group] = {}
-        seen_entries: set[tuple[str, str]] = set()
-        seen_ids: set[str] = set()
-        twice: list[Entry] = []
-        for e in entries:
-            # The same entry can come back by two paths (a retry and a claim), and the same command
-            # in two entries (a redelivery): within one batch each command is decided once.
-            if (e.stream, e.id) in seen_entries:
+        grouped = group_by_table(entries)
+        for e, exc in grouped.malformed:
+            await self.dead_letter(e, f"malformed command: {exc}")
+        batches = grouped.tables
+        await self._load(batches)
+        histories = await self._histories(batches)
+        for b in batches:
+            self.planner.plan(b, histories.get(b.table))
+        planned = [b for b in batches if b.append is not None]
+        try:
+            results, new = await self._send(planned, read)
+        except NoScriptError:
+            # The server lost its scripts (restart, failover): nothing of this batch was appended.
+            await self.store.ensure_scripts()
+            return [e for b in batches for e in b.entries], []
+        done = [b for b in batches if b.append is None and (b.failed or b.waiting)]
+        duplicates = [Outcome(e, "duplicate", [], 0) for e in grouped.twice]
+        redo: list[Entry] = []
+        for b, res in zip(planned, results, strict=True):
+            if res.ok:
+                done.append(b)
                 continue
-            seen_entries.add((e.stream, e.id))
-            if e.cmd is None:
-                try:
-                    e.cmd = TableCommand.model_validate_json(e.raw)
-                except Exception as exc:  # not a command at all: retrying cannot help
-                    await self.dead_letter(e, f"malformed command: {exc}")
-                    continue
-            if e.cmd.id in seen_ids:
-                twice.append(e)
-                continue
-            seen_ids.add(e.cmd.id)
-            groups.setdefault(e.cmd.table, _Group(e.cmd.table, [])).entries.append(e)
-        todo = list(groups.values())
-        await self._load([g for g in todo if g.table not in self.cache])
-        for g in todo:
-            if g.table in self.cache:
-                g.before = self.cache[g.table]
-            await self._plan(g)
-        planned = [g for g in todo if g.append is not None]
+            if res.duplicates:
+                # Already applied (a redelivery after a crash): acknowledge, do not act again.
+                dups = set(res.duplicates)
+                seen = [e for e in b.entries if e.cmd is not None and e.cmd.id in dups]
+                duplicates += [Outcome(e, "duplicate", [], res.version) for e in seen]
+                redo += [e for e in b.entries if e not in seen]
+            else:
+                self.metrics.conflicts.inc()
+                redo += b.entries
+            self.cache.pop(b.table, None)
+        await self._finish(done, duplicates)
+        return redo, new
+
+    async def _send(self, planned: list[TableBatch], read: bool) -> tuple[list[AppendResult], list[Entry]]:
+        """One round trip: what the last batch held back, the appends, and (``read``) the next read."""
         if planned and "append" not in self.store._sha:
             await self.store.ensure_scripts()
         pipe, self._later = self._later, None
         if pipe is None:
             pipe = self.redis.pipeline(transaction=False)
-        for g in planned:
-            assert g.append is not None  # planned holds the groups that have one
-            self.store.queue_append(pipe, g.append)
-        n_reads = self.group.queue_read(pipe, self.shards(), self.settings.batch) if read else 0
-        try:
-            raws = await pipe.execute()
-        except NoScriptError:
-            # The server lost its scripts (restart, failover): nothing of this batch was appended.
-            await self.store.ensure_scripts()
-            return [e for g in todo for e in g.entries], []
-        new = self._entries(parse(raws[len(raws) - n_reads:])) if n_reads else []
-        results = [self.store.result(r) for r in raws[len(raws) - len(planned) - n_reads:][:len(planned)]]
-        done: list[_Group] = [g for g in todo if g.append is None and (g.failed or g.waiting)]
-        if twice:
-            done.append(_Group("", [], outcomes=[(e, "duplicate", [], 0) for e in twice]))
-        redo: list[Entry] = []
-        for g, res in zip(planned, results, strict=True):
-            if res.ok:
-                done.append(g)
-                continue
-            if res.duplicates:
-                # Already applied (a redelivery after a crash): acknowledge, do not act again.
-                dups = set(res.duplicates)
-                seen = [e for e in g.entries if e.cmd is not None and e.cmd.id in dups]
-                done.append(_Group(g.table, [], outcomes=[(e, "duplicate", [], res.version) for e in seen]))
-                redo += [e for e in g.entries if e not in seen]
-            else:
-                self.metrics.conflicts.inc()
-                redo += g.entries
-            self.cache.pop(g.table, None)
-        await self._finish(done)
-        return redo, new
+        first = len(pipe)  # the replies before this are the held-back writes'
+        for b in planned:
+            assert b.append is not None  # planned holds the batches that have one
+            self.store.queue_append(pipe, b.append)
+        if read:
+            self.group.queue_read(pipe, self.shards(), self.settings.batch)
+        raws = await pipe.execute()
+        results = [self.store.result(r) for r in raws[first:first + len(planned)]]
+        return results, self._entries(parse(raws[first + len(planned):]))
 
     @staticmethod
     def _entries(read: list[tuple[str, str, Any]]) -> list[Entry]:
         return [Entry(stream, mid, fields.get(b"c") or fields.get("c")) for stream, mid, fields in read]
 
-    async def _load(self, groups: list[_Group]) -> None:
-        if not groups:
-            return
-        loaded = await self.store.load_many([(g.table, None) for g in groups])
-        for g, ld in zip(groups, loaded, strict=True):
-            g.before = from_loaded(g.table, ld)
+    async def _load(self, batches: list[TableBatch]) -> None:
+        """Each batch's table as it is: from the cache, else from the store (one round trip)."""
+        missing = []
+        for b in batches:
+            if b.table in self.cache:
+                b.before = self.cache[b.table]
+            else:
+                missing.append(b)
+        if missing:
+            loaded = await self.store.load_many([(b.table, None) for b in missing])
+            for b, ld in zip(missing, loaded, strict=True):
+                b.before = from_loaded(b.table, ld)
 
-    def _context(self) -> Context:
-        s = self.settings
-        # One per command: filled in directly, as a frozen dataclass's __init__ would (field by
-        # field through object.__setattr__, three times slower).
-        ctx = object.__new__(Context)
-        ctx.__dict__.update(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
-                            token_secrets=self.secrets, turn_seconds=s.turn_seconds,
-                            timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level)
-        return ctx
+    async def _histories(self, batches: list[TableBatch]) -> dict[str, list[Stored]]:
+        """The events of the tables a ``/replay`` of this batch shows (read before deciding, so that
+        deciding does no IO)."""
+        wanted = [b.table for b in batches if b.before is not None
+                  and any(e.cmd is not None and e.cmd.name == "replay" for e in b.entries)]
+        return {t: await history(self.store, t) for t in wanted}
 
-    async def _plan(self, g: _Group) -> None:
-        """Decide the group's commands in order and build its one compare-and-append."""
-        t = g.before
-        events: list[str] = []
-        outbox: list[tuple[str, str | bytes]] = []
-        ids: list[str] = []
-        for e in g.entries:
-            cmd = e.cmd
-            assert cmd is not None
-            if t is None and cmd.name not in ("new", "play") and self._may_wait(cmd):
-                g.waiting.append(e)
-                continue
-            ctx = self._context()
-            try:
-                msgs: list[dict[str, Any]]
-                try:
-                    d = decide(t, cmd, ctx)
-                    if cmd.name == "replay" and d.after is not None:
-                        lines = replay_lines(await history(self.store, g.table), g.table)
-                        msgs = notify.replay_messages(cmd, d.after, lines)
-                    else:
-                        msgs = notify.messages_for(d, cmd, self.secrets[0])
-                    outcome = "ok" if d.events else ("reply" if msgs else "noop")
-                except Refused as r:
-                    d, msgs, outcome = Decision(t, t), notify.refusal_messages(cmd, r, t), f"refused:{r.code}"
-            except Exception as exc:  # a bug or a bad command: retried, then dead-lettered
-                g.failed.append((e, exc))
-                continue
-            events += [encode(ev, at=ctx.now, cmd=cmd.id) for ev in d.events]
-            outbox += [(cmd.id, notify.wire_json(m)) for m in msgs]
-            # A no-op (a tick that found nothing to do) changed nothing and told no one: it is not
-            # marked as done, so that a later tick of the same version can still act.
-            if outcome != "noop":
-                ids.append(cmd.id)
-            t = d.after
-            g.outcomes.append((e, outcome, d.events, t.version if t else 0))
-        g.after = t
-        if not g.outcomes:
-            g.append = None
-            return
-        version = g.before.version if g.before else 0
-        snap = None
-        every = self.settings.snapshot_every
-        if t is not None and events and t.version // every > version // every:
-            snap = (t.version, snapshot_json(t))
-        g.append = Append(table=g.table, expected=version, command_ids=ids, events=events, outbox=outbox,
-                          deadline=self._deadline(t), snapshot=snap)
-
-    def _may_wait(self, cmd: TableCommand) -> bool:
-        """Whether a command for a table that does not exist yet should wait rather than be refused.
-
-        Commands of one table can reach different workers: a ``/join`` sent right after ``/new`` may
-        be read before the worker holding the ``/new`` has appended it.  A young command waits a few
-        cycles for its table to appear; an old one, or one that waited enough, is refused.
-        """
-        n = self.waits.get(cmd.id, 0)
-        if n >= MAX_WAITS or self.clock() - cmd.at > WAIT_FOR_TABLE_S:
-            self.waits.pop(cmd.id, None)
-            return False
-        self.waits[cmd.id] = n + 1
-        return True
-
-    def _deadline(self, t: Table | None) -> float | None:
-        """When the table next needs a tick (ms), or None."""
-        if t is None or t.status != RUNNING:
-            return None
-        mover = t.to_move()
-        if mover is None:
-            return None
-        if not t.seats[mover].human:
-            return self.clock() * 1000 + BOT_GRACE_MS
-        if t.turn_seconds > 0:
-            return (t.turn_since + t.turn_seconds) * 1000
-        return None
-
-    async def _finish(self, groups: list[_Group]) -> None:
+    async def _finish(self, batches: list[TableBatch], duplicates: list[Outcome]) -> None:
         """After the appends: cache, derived indexes, AI ticks, acknowledgements, logs and metrics.
 
         The Redis writes are queued on the pipeline that the next :meth:`read` (or :meth:`flush`) sends.
@@ -516,78 +383,57 @@ class Worker:
         pipe = self._later
         acks: dict[str, list[str]] = {}
         now = self.clock()
-        for g in groups:
-            if g.after is not None and g.append is not None:
-                if g.after.status in (FINISHED, CANCELLED):
+        for o in duplicates:
+            acks.setdefault(o.entry.stream, []).append(o.entry.id)
+            self._log(o.entry.cmd, o.version, o.outcome, now)
+        for b in batches:
+            t = b.after
+            if t is not None and b.append is not None:
+                if t.status in (FINISHED, CANCELLED):
                     # Over: few commands will come (a /replay loads it again), so the worker's memory
                     # follows the live tables, not every table it ever served.
-                    self.cache.pop(g.table, None)
+                    self.cache.pop(b.table, None)
                 else:
-                    self.cache[g.table] = g.after
-                    self.cache.move_to_end(g.table)
-            for e, outcome, events, version in g.outcomes:
+                    self.cache[b.table] = t
+                    self.cache.move_to_end(b.table)
+            for o in b.outcomes:
+                e, cmd = o.entry, o.entry.cmd
                 acks.setdefault(e.stream, []).append(e.id)
                 self.attempts.pop(e.id, None)
-                if e.cmd is not None:
-                    self.waits.pop(e.cmd.id, None)
-                self._index(pipe, e.cmd, g.after, events)
-                if outcome.startswith("refused") and e.cmd is not None and e.cmd.name in ("new", "play"):
-                    self._unindex_room(pipe, e.cmd)
-                self._log(e.cmd, version, outcome, now)
-            t = g.after
-            if g.append is not None and t is not None and t.status == RUNNING:
+                if cmd is not None:
+                    self.planner.waits.pop(cmd.id, None)
+                    if t is not None:
+                        projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
+                    if o.outcome.startswith("refused") and cmd.creates_table:
+                        self._unindex_room(pipe, cmd)
+                self._log(cmd, o.version, o.outcome, now)
+            if b.append is not None and t is not None and t.status == RUNNING:
                 mover = t.to_move()
                 if mover is not None and not t.seats[mover].human:
                     tick = TableCommand(id=f"tick:{t.id}:{t.version}", table=t.id, name="tick",
                                         args={"version": t.version}, locale=t.locale, at=now)
                     pipe.xadd(self.keys.commands_for(t.id), {"c": tick.dumps()})
-            self.retry += g.waiting  # not acknowledged: decided again in the next cycle
-            for e, exc in g.failed:
+            self.retry += b.waiting  # not acknowledged: decided again in the next cycle
+            for e, exc in b.failed:
                 n = self.attempts.get(e.id, 0) + 1
                 self.attempts[e.id] = n
                 if n >= self.settings.max_attempts:
                     await self.dead_letter(e, f"{type(exc).__name__}: {exc}")
                 else:
-                    self.log.warning("command_failed", entry=e.id, attempt=n, error=repr(exc)[:200])
+                    self.log.warning("command_failed", entry=e.id, attempt=n, error=logs.error_text(exc))
                     self.retry.append(e)
         for stream, ids in acks.items():
             pipe.xack(stream, self.settings.group, *ids)
         # On a cluster, delivery processes wait on the doorbell rather than poll every outbox.
-        doorbell.ring(pipe, self.keys, (self.keys.bucket(g.table) for g in groups
-                                        if g.append is not None and g.append.outbox))
+        doorbell.ring(pipe, self.keys, (self.keys.bucket(b.table) for b in batches
+                                        if b.append is not None and b.append.outbox))
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
 
-    def _index(self, pipe: Any, cmd: TableCommand | None, t: Table | None, events: list[Any]) -> None:
-        """Derived indexes (rebuildable from the streams): room -> table, player -> tables, stats."""
-        if cmd is None or t is None:
-            return
-        k = self.keys
-        for ev in events:
-            if type(ev) is MovePlayed:  # most events, and none that an index follows
-                continue
-            if isinstance(ev, TableCreated | RoomAttached):
-                room = ev.room
-                pipe.set(k.room(room.platform, room.chat), t.id)
-            elif isinstance(ev, PlayerJoined):
-                pipe.sadd(k.player_tables(ev.player.platform, ev.player.user), t.id)
-            elif isinstance(ev, PlayerLeft | PlayerKicked) and ev.player is not None:
-                pipe.srem(k.player_tables(ev.player.platform, ev.player.user), t.id)
-            elif isinstance(ev, MatchFinished | TableCancelled):
-                winners = set(ev.result.get("winners", [])) if isinstance(ev, MatchFinished) else set()
-                for i, seat in enumerate(t.seats):
-                    if seat.player is None:
-                        continue
-                    pipe.srem(k.player_tables(seat.player.platform, seat.player.user), t.id)
-                    if isinstance(ev, MatchFinished):
-                        stats = k.player_stats(seat.player.platform, seat.player.user)
-                        pipe.hincrby(stats, "played", 1)
-                        if i in winners:
-                            pipe.hincrby(stats, "won", 1)
-
     def _unindex_room(self, pipe: Any, cmd: TableCommand) -> None:
         """A refused /new or /play: the room shows again the table it showed before the gateway
-        pointed it at the new id (unless something else has been pointed at it since)."""
+        pointed it at the new id (unless something else has been pointed at it since), and the
+        gateway will not point it there later (see :mod:`service.gateway`)."""
         if cmd.room is None:
             return
         room, chat = cmd.room.platform, cmd.room.chat

@@ -103,7 +103,7 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     handler = _HANDLERS.get(cmd.name)
     if handler is None:
         raise Refused("unknown_command", command=cmd.name)
-    if table is None and cmd.name not in ("new", "play"):
+    if table is None and not cmd.creates_table:
         raise Refused("no_table", table=cmd.table)
     b = _Builder(table, cmd.table, ctx.now)
     handler(b, cmd, ctx)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import orjson
 
 import engine
-from service.events import MatchStarted, MovePlayed, Stored, decode, decode_envelope
+from service.events import Event, MatchStarted, MovePlayed, Stored, decode, decode_envelope
 from service.store import EventStore, Loaded
 from service.tables.state import Table, evolve, from_snapshot, to_snapshot
 
@@ -21,12 +22,15 @@ def _apply_in_place(state: Any, move: str) -> Any:
     return state
 
 
-def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bool = False) -> Table | None:
+def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bool = False,
+         observe: Callable[[Table, Event, float], None] | None = None) -> Table | None:
     """Fold stored events onto a table (or onto nothing, from the first event).
 
     The engine state is changed in place once it is this fold's own copy: ``owned`` says that the
     starting table's engine state is not shared (it was just restored from a snapshot); otherwise it
-    is copied once, before the first move.
+    is copied once, before the first move.  ``observe(table after, event, at)`` is called for every
+    event but the moves (a projection, such as the indexes of :mod:`service.projection`, follows the
+    same fold instead of writing its own).
     """
     for raw in raw_events:
         env = orjson.loads(raw)
@@ -51,6 +55,8 @@ def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bo
             table = evolve(table, s.event, table_id=table_id, at=s.at)
             if isinstance(s.event, MatchStarted):
                 owned = True  # a new match: a fresh engine state
+            if observe is not None:
+                observe(table, s.event, s.at)
     return table
 
 

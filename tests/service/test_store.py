@@ -128,6 +128,9 @@ class RecordingPipeline:
     def __getattr__(self, name):
         return getattr(self._inner, name)
 
+    def __len__(self):
+        return len(self._inner)
+
     def evalsha(self, sha, numkeys, *args):
         self.calls.append(list(args[:int(numkeys)]))
         return self._inner.evalsha(sha, numkeys, *args)

@@ -40,8 +40,9 @@ WEBHOOK_SECRET = "s3cret-token"
 GROUP_ID = -1001
 FAST = Limits(chat_interval_s=0.0, group_per_window=20, window_s=0.2, global_per_s=10_000, coalesce_s=0.02,
               group_interval_s=0.05)
+# keep_s: the tests read the outbox as the record of what was sent (the retention's grace period).
 DELIVERY = DeliveryOptions(block_ms=20, lease_ms=1500, partitions=2, backoff_base_s=0.05, backoff_cap_s=0.5,
-                           max_attempts=20)
+                           max_attempts=20, keep_s=3600)
 _updates = itertools.count(1)
 _callbacks = itertools.count(1)
 

@@ -44,7 +44,9 @@ def fast_options(**kw: Any) -> DeliveryOptions:
     """Delivery tuning with short waits (backoff and leases) so that retries take milliseconds."""
     base: dict[str, Any] = dict(max_attempts=4, backoff_base_s=0.01, backoff_cap_s=0.05, lanes=8,
                                 partitions=4,
-                                lease_ms=600, block_ms=20)
+                                lease_ms=600, block_ms=20,
+                                # The tests read the outbox as the record of what was sent: keep it.
+                                keep_s=3600)
     base.update(kw)
     return DeliveryOptions(**base)
 
