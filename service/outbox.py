@@ -79,12 +79,20 @@ class Message(BaseModel):
         """The JSON written to the outbox stream."""
         return self.model_dump_json()
 
-    def rendered(self) -> Message:
-        """The message with its text and action labels in the recipient's language."""
-        text = self.text or render_lines(self.lines, self.locale, self.view)
-        actions = [a if a.label else a.model_copy(update={"label": move_text(self.game, a.move, self.locale)})
-                   for a in self.actions]
-        return self.model_copy(update={"text": text, "actions": actions})
+    def rendered(self, locale: str | None = None) -> Message:
+        """The message with its text and action labels in the recipient's language, or in ``locale``
+        (an adapter that knows better, e.g. a group's own ``/lang``).  The one renderer: a message
+        already rendered in another language is put into words again from its deferred lines, so
+        its text and its buttons always agree.  A text written in words (a gateway reply: no
+        lines) stays as it is."""
+        loc = locale or self.locale
+        again = loc != self.locale
+        text = self.text
+        if self.lines and (again or not text):
+            text = render_lines(self.lines, loc, self.view)
+        actions = [a if a.label and not again else
+                   a.model_copy(update={"label": move_text(self.game, a.move, loc)}) for a in self.actions]
+        return self.model_copy(update={"text": text, "actions": actions, "locale": loc})
 
 
 class OutboxReader:

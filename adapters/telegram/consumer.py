@@ -53,10 +53,9 @@ class OutboxHandler:
         room = msg.to.room
         if room is not None and room.platform == PLATFORM and room.kind == "group":
             # A group's /lang wins over the table's language: the text is rendered here, per reader.
-            chosen = await self.state.chat_locale(PLATFORM, room.chat)
-            if chosen and chosen != msg.locale:
-                msg = msg.model_copy(update={"locale": chosen})
-        msg = msg.rendered()
+            msg = msg.rendered(await self.state.chat_locale(PLATFORM, room.chat) or None)
+        else:
+            msg = msg.rendered()
         names = seat_names(msg)
         if names and msg.table:
             await self.state.set_table_names(PLATFORM, msg.table, names)
