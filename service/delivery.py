@@ -72,6 +72,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from service import logs
+from service.decoding import as_text
 from service.doorbell import Doorbell
 from service.groups import Group, Pause, backoff
 from service.keys import Keys
@@ -211,10 +212,6 @@ class DeliveryKeys:
         return self._k(f"lease:{partition}")
 
 
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
 @dataclass
 class _Item:
     stream: str
@@ -283,13 +280,13 @@ class Delivery:
         """The dead letters of this platform, oldest first."""
         out = []
         for mid, f in await self.redis.xrange(self.dk.dead, count=count):
-            fields = {_s(k): _s(v) for k, v in f.items()}
+            fields = {as_text(k): as_text(v) for k, v in f.items()}
             raw = fields.get("m", "")
             try:
                 msg: Message | None = Message.model_validate_json(raw)
             except ValueError:
                 msg = None
-            out.append(DeadLetter(id=_s(mid), message=msg, raw=raw, error=fields.get("error", ""),
+            out.append(DeadLetter(id=as_text(mid), message=msg, raw=raw, error=fields.get("error", ""),
                                   attempts=int(fields.get("attempts", 0)), stream=fields.get("stream", ""),
                                   entry=fields.get("entry", ""), at=float(fields.get("at", 0))))
         return out
@@ -408,7 +405,7 @@ class Delivery:
         for stream, mid, f in entries:
             if (stream, mid) in self._in_hand:  # claimed or re-read while a lane holds it
                 continue
-            raw = _s((f or {}).get(b"m") or (f or {}).get("m") or "")
+            raw = as_text((f or {}).get(b"m") or (f or {}).get("m") or "")
             try:
                 msg = Message.model_validate_json(raw)
             except ValueError:

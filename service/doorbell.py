@@ -18,13 +18,10 @@ from typing import Any
 
 from redis.asyncio.cluster import ClusterPipeline
 
+from service.decoding import as_text
 from service.keys import Keys
 
 MAXLEN = 10_000
-
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def ring(pipe: Any, keys: Keys, buckets: Iterable[int]) -> None:
@@ -48,7 +45,7 @@ class Doorbell:
     async def start(self) -> None:
         """Listen from now on (what was rung before is covered by the caller's first sweep)."""
         newest = await self.redis.xrevrange(self.keys.bell(), count=1)
-        self.last = _s(newest[0][0]) if newest else "0-0"
+        self.last = as_text(newest[0][0]) if newest else "0-0"
 
     async def wait(self, block_ms: int) -> set[int]:
         """The buckets rung since the last call, waiting up to ``block_ms`` for a ring."""
@@ -58,7 +55,7 @@ class Doorbell:
         rung: set[int] = set()
         for _, entries in resp or []:
             for mid, fields in entries:
-                self.last = _s(mid)
-                raw = _s(fields.get(b"b") or fields.get("b") or "")
+                self.last = as_text(mid)
+                raw = as_text(fields.get(b"b") or fields.get("b") or "")
                 rung.update(int(b) for b in raw.split(",") if b)
         return rung

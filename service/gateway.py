@@ -36,6 +36,7 @@ import orjson
 
 from service import doorbell
 from service.commands import CREATING, TableCommand
+from service.decoding import as_text, as_text_or_none
 from service.i18n import pick_locale, translate
 from service.i18n.reasons import error_text
 from service.identities import Player, Room
@@ -108,13 +109,13 @@ class Gateway:
         """The player's locale: their ``/lang`` choice, else from the platform's language code."""
         chosen = await self.redis.hget(self.keys.player_prefs(user.platform, user.user), "locale")
         if chosen:
-            return chosen.decode() if isinstance(chosen, bytes) else chosen
+            return as_text(chosen)
         return pick_locale(language_code)
 
     async def table_of(self, room: Room) -> str | None:
         """The table a room currently shows (derived index), if any."""
         t = await self.redis.get(self.keys.room(room.platform, room.chat))
-        return t.decode() if isinstance(t, bytes) else t
+        return as_text_or_none(t)
 
     def reply_bucket(self, room: Room) -> int:
         """The bucket whose outbox carries a room's replies that concern no table."""
@@ -175,7 +176,7 @@ class Gateway:
             return await answer(translate(new, "lang.changed"), in_locale=new)
         if name == "stats":
             raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
-            stats = {(k.decode() if isinstance(k, bytes) else k): int(v) for k, v in raw.items()}
+            stats = {as_text(k): int(v) for k, v in raw.items()}
             return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
                                           won=stats.get("won", 0)))
         if name in CREATING:
@@ -201,7 +202,7 @@ class Gateway:
                 tables = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
                 if len(tables) == 1:
                     only = next(iter(tables))
-                    found = only.decode() if isinstance(only, bytes) else only
+                    found = as_text(only)
             if found is None:
                 return await answer(translate(locale, "refusal.no_table_here"), "no_table_here")
             table = found
@@ -221,7 +222,7 @@ class Gateway:
         """The table a person plays at: of their tables (derived index) the running one, the most
         recently active if several (the last event of each stream tells both); None if none runs."""
         raw = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
-        tables = sorted(t.decode() if isinstance(t, bytes) else t for t in raw)
+        tables = sorted(as_text(t) for t in raw)
         if not tables:
             return None
         pipe = self.redis.pipeline(transaction=False)

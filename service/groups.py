@@ -33,14 +33,11 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
+from service.decoding import as_text
 from service.streams import Entry, StreamReader, parse
 
 # Retention trims in steps of at most this many entries per stream and call (see lua/trim.lua).
 TRIM_STEP = 10_000
-
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def backoff(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> float:
@@ -137,12 +134,12 @@ class Group:
             gone = []
             for mid, fields in resp[1]:
                 if fields:
-                    out.append((stream, _s(mid), fields))
+                    out.append((stream, as_text(mid), fields))
                 else:
                     gone.append(mid)
             if gone:
                 await self.redis.xack(stream, self.name, *gone)
-            start = _s(resp[0])
+            start = as_text(resp[0])
             if start == "0-0" or len(out) >= limit:
                 return out
 

@@ -29,6 +29,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from service.decoding import as_text
 from service.keys import Keys
 
 # As long as the gateway remembers command ids: a platform redelivering later than that is not retrying.
@@ -98,7 +99,7 @@ class Admission:
         kind, payload = await self._admit(
             keys=[self.answer_key(platform, sender, request_id), self.bucket_key(platform, sender)],
             args=["", self.ttl_s, self.rate, self.burst, int(now * 1000)])
-        kind = kind.decode() if isinstance(kind, bytes) else kind
+        kind = as_text(kind)
         if kind == "repeat":
             d = json.loads(payload)
             return Admitted("repeat", Answer(digest=d["h"], status=int(d["status"]), body=d["body"]))

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.decoding import as_text
+
 # Renew a lease if it is still ours / release it if it is still ours (never someone else's).
 _RENEW = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
           "return 0")
@@ -56,7 +58,7 @@ class Leases:
         pipe.zadd(self.members, {self.owner: now_ms + self.lease_ms})
         pipe.zremrangebyscore(self.members, "-inf", now_ms)
         pipe.zrange(self.members, 0, -1)
-        live = sorted(m.decode() if isinstance(m, bytes) else m for m in (await pipe.execute())[2])
+        live = sorted(as_text(m) for m in (await pipe.execute())[2])
         share = fair_share(self.parts, live, self.owner)
         gained: list[int] = []
         lost: list[int] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.decoding import as_text
 from service.keys import Keys
 from service.projection import Rebuild, index_ops
 from service.tables.repository import fold
@@ -20,7 +21,7 @@ async def reindex(redis: Any, keys: Keys) -> int:
     rebuild = Rebuild()
     n = 0
     async for raw_key in redis.scan_iter(match=f"{keys.prefix}t:*:events", count=1000):
-        key = raw_key.decode() if isinstance(raw_key, bytes) else raw_key
+        key = as_text(raw_key)
         table_id = key.rsplit(":", 2)[-2]
         raws = [f[b"e"].decode() for _, f in await redis.xrange(key)]
         t = fold(table_id, None, raws, observe=lambda t, ev, at: rebuild.add(index_ops(t, ev), at))

@@ -20,6 +20,8 @@ from typing import Any
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
+from service.decoding import as_text
+
 Entry = tuple[str, str, Any]
 # How often a cluster reader that cannot block looks again (ms).
 POLL_MS = 10
@@ -28,10 +30,6 @@ POLL_MS = 10
 def is_cluster(redis: Any) -> bool:
     """Whether ``redis`` is a Redis Cluster client (keys of one command must share a slot)."""
     return isinstance(redis, RedisCluster)
-
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def by_slot(streams: dict[str, str]) -> list[dict[str, str]]:
@@ -44,7 +42,7 @@ def by_slot(streams: dict[str, str]) -> list[dict[str, str]]:
 
 def parse(replies: list[Any]) -> list[Entry]:
     """Entries from the raw replies of the reads queued by :meth:`StreamReader.queue`."""
-    return [(_s(stream), _s(mid), fields)
+    return [(as_text(stream), as_text(mid), fields)
             for reply in replies for stream, entries in reply or [] for mid, fields in entries]
 
 
