@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     # False: every worker reads every shard (no leases; tests of races between workers use it).
     worker_leases: bool = True
     timer_interval: float = Field(default=0.5, gt=0)
+    # Retention (service.retention): tables finished or cancelled this many days ago are archived to
+    # a file under archive_dir and removed from Redis, checked every retain_interval_s (0/None: off).
+    retain_finished_days: float | None = Field(default=30.0, ge=0)
+    retain_interval_s: float = Field(default=3600.0, gt=0)
+    archive_dir: str = "archive"
     # Observability.
     http_host: str = "127.0.0.1"
     http_port: int = 8080
