@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 
 import pytest
 import redis.asyncio as aioredis
@@ -176,6 +177,8 @@ def test_cli_on_the_real_redis(real_redis_url, monkeypatch, capsys, tmp_path):
         assert main(["trim", "--days", "1", "--archive", str(archive)]) == 0
         assert "2 tables archived" in capsys.readouterr().out
         assert main(["inspect", ids["running"]]) == 0  # still there
+        assert main(["stats"]) == 0
+        assert re.search(r"live tables:\s+2 ", capsys.readouterr().out)
     finally:
         asyncio.run(_flush(real_redis_url))
 
