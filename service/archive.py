@@ -156,6 +156,31 @@ async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str
         await pipe.execute()
 
 
+async def sweep_orphans(redis: Any, keys: Keys) -> int:
+    """Delete ``done`` sets and snapshots whose table has no event stream; returns how many.
+
+    A command that reaches a table after it was trimmed (a late button press) is refused, and the
+    refusal's id is marked in ``t:{b}:<table>:done`` as any refusal's: that would leave a set of a
+    table that no longer exists, found by no SCAN of event streams.  (The set of a table being
+    created is written in the same script call as its first events, so it is never taken here.)
+    """
+    found = []
+    for kind in ("done", "snap"):
+        async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:{kind}", count=1000):
+            found.append(_s(raw))
+    if not found:
+        return 0
+    pipe = redis.pipeline(transaction=False)
+    for key in found:
+        pipe.exists(key.rsplit(":", 1)[0] + ":events")
+    orphans = [k for k, n in zip(found, await pipe.execute(), strict=True) if not n]
+    pipe = redis.pipeline(transaction=False)
+    for key in orphans:
+        pipe.delete(key)
+    await pipe.execute()
+    return len(orphans)
+
+
 async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[str, list[str], Table]]:
     """The finished or cancelled tables whose last event is older than ``cutoff`` (unix seconds), with
     their raw events; lobbies and running matches never."""
@@ -172,11 +197,13 @@ async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[s
 async def trim(redis: Any, keys: Keys, days: float, archive: str, *, now: float | None = None) -> list[str]:
     """Archive then delete the finished or cancelled tables idle for more than ``days``.
 
-    The archive file has every table's line, fsynced, before any key is deleted.  Returns the ids of
+    The archive file has every table's line, fsynced, before any key is deleted; then the keys left
+    by late commands to tables trimmed before are swept (:func:`sweep_orphans`).  Returns the ids of
     the tables trimmed.
     """
     now = time.time() if now is None else now
     picked = await finished_tables(redis, keys, now - days * 86_400)
+    await sweep_orphans(redis, keys)
     if not picked:
         return []
     write_archive(archive, (Archived(tid, t.status, raws, now) for tid, raws, t in picked))

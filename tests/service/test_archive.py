@@ -15,6 +15,7 @@ import pytest
 
 from service import archive, operator, retention
 from service.cli import main
+from service.commands import TableCommand
 from service.identities import Room
 from service.platform_state import PlatformState
 from service.tables.repository import load
@@ -83,6 +84,25 @@ async def test_trim_removes_every_key_of_a_finished_table(any_redis, tmp_path):
     assert await h.redis.hget(h.keys.player_stats(BEA.platform, BEA.user), "played") == b"1"
     assert await ps.get_message_ref("tg", GROUP.chat, running, "main") is not None
     assert await h.gateway.table_of(GROUP) == running
+
+
+async def test_a_late_command_to_a_trimmed_table_leaves_nothing_after_the_next_trim(any_redis, tmp_path):
+    h = Harness(any_redis)
+    fin = await _finished(h, 1)
+    path = str(tmp_path / "a.jsonl")
+    assert await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == [fin]
+    # A button pressed long after: refused (no such table), and its id marked as any refusal's.
+    late = TableCommand(id="late", table=fin, name="hand", actor=BEA, room=_room(1), locale="en")
+    await h.redis.xadd(h.keys.commands_for(fin), {"c": late.dumps()})
+    for _ in range(100):
+        h.clock.now += 1
+        await h.settle()
+        if await h.redis.exists(h.keys.done(fin)):
+            break
+    assert await h.redis.exists(h.keys.done(fin)), "the refusal marks its id (the case swept)"
+    assert not await h.redis.exists(h.keys.events(fin))
+    assert await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == []
+    assert [k async for k in h.redis.scan_iter(match=f"*{fin}*")] == []
 
 
 async def test_trim_gives_back_the_memory_of_the_tables(real_redis, tmp_path):
