@@ -34,6 +34,7 @@ import orjson
 
 from service.events import PlayerJoined, RoomAttached, TableCreated, decode
 from service.keys import Keys
+from service.tables.repository import fold
 from service.tables.state import CANCELLED, FINISHED, Table
 
 # Deletes a room's index only if it still points at the trimmed table (a newer table may own it).
@@ -181,16 +182,37 @@ async def sweep_orphans(redis: Any, keys: Keys) -> int:
     return len(orphans)
 
 
+def _at(fields: Any) -> float:
+    raw = fields.get(b"e") or fields.get("e")
+    return float(orjson.loads(raw).get("at", 0.0)) if raw else 0.0
+
+
 async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[str, list[str], Table]]:
     """The finished or cancelled tables whose last event is older than ``cutoff`` (unix seconds), with
-    their raw events; lobbies and running matches never."""
-    from service.operator import _raw_events, _summaries
+    their raw events; lobbies and running matches never.
 
+    The last event of every table is read first (pipelined), so that only the tables idle since before
+    ``cutoff`` are read whole: an hourly retention does not load every live table.
+    """
+    from service.operator import _event_keys, _raw_events
+
+    found = await _event_keys(redis, keys)
+    old = []
+    for i in range(0, len(found), 500):
+        chunk = found[i:i + 500]
+        pipe = redis.pipeline(transaction=False)
+        for key, _ in chunk:
+            pipe.xrevrange(key, count=1)
+        for (_, table_id), last in zip(chunk, await pipe.execute(), strict=True):
+            if last and _at(last[0][1]) < cutoff:
+                old.append(table_id)
     picked = []
-    for info, t in await _summaries(redis, keys):
-        if info.phase in (FINISHED, CANCELLED) and info.last_activity < cutoff:
-            # A finished or cancelled table never changes again: what is read now is what is archived.
-            picked.append((info.id, await _raw_events(redis, keys.events(info.id)), t))
+    for table_id in old:
+        raws = await _raw_events(redis, keys.events(table_id))
+        t = fold(table_id, None, raws)
+        # A finished or cancelled table never changes again: what is read now is what is archived.
+        if t is not None and t.status in (FINISHED, CANCELLED):
+            picked.append((table_id, raws, t))
     return picked
 
 
