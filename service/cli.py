@@ -4,9 +4,11 @@
   players, through the whole pipeline on an embedded store (the terminal adapter renders it).
 - ``cinq serve``: every role in one process (worker, health/metrics, and the chat adapters installed).
 - ``cinq worker``: a worker alone (with its health/metrics endpoint).
-- ``cinq verify <table>``: replay a finished table from its events and check its deal.
+- ``cinq verify <table> [--archive FILE]``: replay a finished table from its events (in Redis, or in an
+  archive file written by ``cinq trim``) and check its deal; ``cinq replay <table> [--archive FILE]``
+  prints the replay as ``/replay`` shows it.
 - ``cinq reindex``: rebuild the derived indexes from the event streams.
-- ``cinq tables | inspect <table> | dead-letters | trim``: operator commands (:mod:`service.operator`).
+- ``cinq tables | inspect <table> | dead-letters | trim | stats``: operator commands (service.operator).
 - ``cinq <adapter> [args]``: any other installed adapter run alone (``cinq telegram``, ``cinq webhook``).
 
 Adapters plug in through entry points (group ``cinq.adapters``), so that this module, part of the
@@ -24,6 +26,7 @@ from typing import Any
 
 from service import logs, operator
 from service.health import make_app, start
+from service.retention import retain_loop
 from service.runtime import build
 from service.settings import Settings
 
@@ -49,7 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("serve", help="worker, health endpoint and the chat adapters, in one process")
     sub.add_parser("worker", help="a worker (and its health endpoint)")
     verify = sub.add_parser("verify", help="replay a finished table and check its deal")
-    verify.add_argument("table")
+    replay = sub.add_parser("replay", help="a finished table's moves and the check of its deal, as /replay")
+    for cmd in (verify, replay):
+        cmd.add_argument("table")
+        cmd.add_argument("--archive", metavar="FILE", help="read the table from an archive (cinq trim)")
+    replay.add_argument("--lang", default="en", choices=("es", "en"), help="the language (default en)")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
     operator.add_parsers(sub)  # tables, inspect, dead-letters, trim
     return p
@@ -72,6 +79,8 @@ async def _serve(settings: Settings, adapters: bool) -> int:
         loop.add_signal_handler(sig, stop)
     runner = await start(make_app(rt.redis, rt.metrics), settings.http_host, settings.http_port)
     tasks.append(asyncio.create_task(rt.worker.run()))
+    # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
+    tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
             if ep.name == "terminal":
@@ -89,15 +98,49 @@ async def _serve(settings: Settings, adapters: bool) -> int:
     return 0
 
 
-async def _verify(settings: Settings, table: str) -> int:
+async def _stored(settings: Settings, table: str, archive: str | None) -> list[Any] | None:
+    """The table's events, decoded: from the archive file if given, else from Redis (None: no table)."""
+    from service.archive import load_archive
     from service.events import decode
+
+    if archive is not None:
+        try:
+            found = load_archive(archive).get(table)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"cinq: cannot read the archive: {e}") from e
+        raws = found.events if found is not None else []
+    else:
+        raws = await build(settings).worker.store.events(table)
+    return [decode(e) for e in raws] or None
+
+
+async def _verify(settings: Settings, table: str, archive: str | None) -> int:
     from service.tables.replay import verify
 
-    rt = build(settings)
-    verdict = verify([decode(e) for e in await rt.worker.store.events(table)])
+    stored = await _stored(settings, table, archive)
+    if stored is None:
+        print(f"cinq verify: no such table: {table}", file=sys.stderr)
+        return 1
+    verdict = verify(stored)
     for i, (seat, move, cause) in enumerate(verdict.moves, 1):
         print(f"{i}. seat {seat + 1}: {move} ({cause})")
     print("verified" if verdict.ok else f"FAILED: {', '.join(verdict.problems)}")
+    return 0 if verdict.ok else 1
+
+
+async def _replay(settings: Settings, table: str, archive: str | None, lang: str) -> int:
+    from service import text
+    from service.tables.replay import replay_lines, verify
+
+    stored = await _stored(settings, table, archive)
+    if stored is None:
+        print(f"cinq replay: no such table: {table}", file=sys.stderr)
+        return 1
+    verdict = verify(stored)
+    if verdict.problems == ["not_finished"]:
+        print(f"cinq replay: {table} is not a finished match", file=sys.stderr)
+        return 1
+    print(text.render_lines(replay_lines(stored, table), lang))
     return 0 if verdict.ok else 1
 
 
@@ -113,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cinq`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `cinq telegram ...`, `cinq webhook ...`: an installed adapter run alone, with its own arguments.
-    own = ("play", "serve", "worker", "verify", "reindex", "terminal", *operator.COMMANDS)
+    own = ("play", "serve", "worker", "verify", "replay", "reindex", "terminal", *operator.COMMANDS)
     if argv and argv[0] not in own and not argv[0].startswith("-"):
         adapter = _adapter(argv[0])
         if adapter is not None:
@@ -135,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_reindex(settings))
     if args.command in operator.COMMANDS:
         return asyncio.run(operator.run(args, settings))
-    return asyncio.run(_verify(settings, args.table))
+    if args.command == "replay":
+        return asyncio.run(_replay(settings, args.table, args.archive, args.lang))
+    return asyncio.run(_verify(settings, args.table, args.archive))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Operator commands: ``cinq tables``, ``cinq inspect``, ``cinq dead-letters``, ``cinq trim``.
+"""Operator commands: ``cinq tables``, ``inspect``, ``dead-letters``, ``trim`` (:mod:`service.archive`),
+``stats`` (:mod:`service.capacity`).
 
 They read the event streams (the truth), never a worker's memory, so they work on a live deployment
 while workers run.  The operator's view is the spectator's view (G-1): a running match's seed and
@@ -10,7 +11,6 @@ the tests run them on both stores; :func:`run` is the ``cinq`` entry point.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -19,13 +19,13 @@ from typing import Any, TextIO
 import orjson
 
 import engine
-from service.events import PlayerJoined, RoomAttached, TableCreated, decode
+from service.archive import trim
 from service.keys import Keys
 from service.store import EventStore
 from service.tables.repository import fold, from_loaded
-from service.tables.state import CANCELLED, FINISHED, RUNNING, Table
+from service.tables.state import FINISHED, RUNNING, Table
 
-COMMANDS = ("tables", "inspect", "dead-letters", "trim")
+COMMANDS = ("tables", "inspect", "dead-letters", "trim", "stats")
 
 
 class OperatorError(Exception):
@@ -223,55 +223,6 @@ async def cmd_dead_letters(redis: Any, keys: Keys, out: TextIO, *, replay: list[
     return 0
 
 
-async def trim(redis: Any, keys: Keys, days: float, archive: str, *, now: float | None = None) -> list[str]:
-    """Archive then delete the finished or cancelled tables idle for more than ``days``.
-
-    One JSON line per table (``table``, ``phase``, ``events``: every raw event) is appended to
-    ``archive`` and fsynced before any key is deleted; a lobby or a running match is never trimmed.
-    Returns the ids of the tables trimmed.
-    """
-    cutoff = (time.time() if now is None else now) - days * 86_400
-    picked: list[tuple[str, list[str], Table]] = []
-    for info, t in await _summaries(redis, keys):
-        if info.phase in (FINISHED, CANCELLED) and info.last_activity < cutoff:
-            # A finished or cancelled table never changes again: what is read now is what is archived.
-            picked.append((info.id, await _raw_events(redis, keys.events(info.id)), t))
-    if not picked:
-        return []
-    with open(archive, "ab") as f:
-        for table_id, raws, t in picked:
-            f.write(orjson.dumps({"table": table_id, "phase": t.status, "events": raws}) + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    for table_id, raws, t in picked:
-        await _delete_table(redis, keys, table_id, raws, t)
-    return [p[0] for p in picked]
-
-
-# Deletes a room's index only if it still points at the trimmed table (a newer table may own it).
-_DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
-
-
-async def _delete_table(redis: Any, keys: Keys, table_id: str, raws: list[str], t: Table) -> None:
-    rooms, players = set(), set()
-    for raw in raws:
-        ev = decode(raw).event
-        if isinstance(ev, TableCreated | RoomAttached):
-            rooms.add((ev.room.platform, ev.room.chat))
-        if isinstance(ev, PlayerJoined):
-            players.add((ev.player.platform, ev.player.user))
-    players |= {(s.player.platform, s.player.user) for s in t.seats if s.player is not None}
-    # The table's own keys share its bucket's tag: one DEL.  Indexes have tags of their own.
-    await redis.delete(keys.events(table_id), keys.snap(table_id), keys.done(table_id))
-    pipe = redis.pipeline(transaction=False)
-    pipe.zrem(keys.due_for(table_id), table_id)
-    for platform, chat in rooms:
-        pipe.eval(_DEL_IF, 1, keys.room(platform, chat), table_id)
-    for platform, user in players:
-        pipe.srem(keys.player_tables(platform, user), table_id)
-    await pipe.execute()
-
-
 async def cmd_trim(redis: Any, keys: Keys, days: float, archive: str, out: TextIO) -> int:
     """``cinq trim``: archive and delete old finished/cancelled tables, and say which."""
     trimmed = await trim(redis, keys, days, archive)
@@ -293,6 +244,8 @@ def add_parsers(sub: Any) -> None:
     tr = sub.add_parser("trim", help="archive and delete finished/cancelled tables older than N days")
     tr.add_argument("--days", type=float, required=True)
     tr.add_argument("--archive", required=True, help="JSON-lines file (appended to, fsynced)")
+    st = sub.add_parser("stats", help="bytes of Redis per live and finished table, and of shared keys")
+    st.add_argument("--sample", type=int, default=200, help="tables of each kind measured (default 200)")
 
 
 async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None) -> int:
@@ -309,6 +262,12 @@ async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None
             return await cmd_inspect(redis, keys, args.table, out, reveal=args.reveal)
         if args.command == "dead-letters":
             return await cmd_dead_letters(redis, keys, out, replay=args.replay, replay_all=args.replay_all)
+        if args.command == "stats":
+            if args.sample < 1:
+                raise OperatorError("--sample must be 1 or more")
+            from service.capacity import cmd_stats
+
+            return await cmd_stats(redis, keys, out, args.sample)
         if args.days < 0:
             raise OperatorError("--days must be 0 or more")
         return await cmd_trim(redis, keys, args.days, args.archive, out)

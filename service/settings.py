@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     # Retention keeps outbox messages this long after every platform acknowledged them (a grace period
     # for debugging; 0: they go at once).
     outbox_keep_s: float = Field(default=0.0, ge=0)
+    # Retention (service.retention): tables finished or cancelled this many days ago are archived to
+    # a file under archive_dir and removed from Redis, checked every retain_interval_s (0/None: off).
+    retain_finished_days: float | None = Field(default=30.0, ge=0)
+    retain_interval_s: float = Field(default=3600.0, gt=0)
+    archive_dir: str = "archive"
     # Observability.
     http_host: str = "127.0.0.1"
     http_port: int = 8080

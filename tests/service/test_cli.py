@@ -53,9 +53,9 @@ def test_the_console_script_plays_auto_with_stdin_not_a_tty():
 
 
 def test_verify_needs_a_finished_table(capsys, monkeypatch):
-    # On the embedded store nothing is finished: the verdict is a failure, said plainly.
+    # On the embedded store there is no table: refused, said plainly.
     monkeypatch.setenv("CINQ_LOG_LEVEL", "WARNING")
     monkeypatch.delenv("REDIS_URL", raising=False)
     with pytest.warns(UserWarning, match="REDIS_URL"):
         assert main(["verify", "nosuchtable"]) == 1
-    assert "FAILED" in capsys.readouterr().out
+    assert "no such table: nosuchtable" in capsys.readouterr().err

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 
 import pytest
 import redis.asyncio as aioredis
@@ -172,10 +173,16 @@ def test_cli_on_the_real_redis(real_redis_url, monkeypatch, capsys, tmp_path):
         assert "0 dead letters" in capsys.readouterr().out
         assert main(["dead-letters", "--replay", "1-1"]) == 1
         assert "no such dead letter" in capsys.readouterr().err
+        assert main(["replay", ids["finished"], "--lang", "en"]) == 0
+        assert "seed" in capsys.readouterr().out.lower()
         archive = tmp_path / "a.jsonl"
         assert main(["trim", "--days", "1", "--archive", str(archive)]) == 0
         assert "2 tables archived" in capsys.readouterr().out
         assert main(["inspect", ids["running"]]) == 0  # still there
+        assert main(["replay", ids["running"]]) == 1  # G-1: a running match's seed stays hidden
+        assert "not a finished match" in capsys.readouterr().err
+        assert main(["stats"]) == 0
+        assert re.search(r"live tables:\s+2 ", capsys.readouterr().out)
     finally:
         asyncio.run(_flush(real_redis_url))
 
