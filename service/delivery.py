@@ -431,8 +431,11 @@ class Delivery:
     async def reread(self, streams: list[str]) -> list[tuple[str, str, Any]]:
         """This process's pending entries of ``streams`` that no lane holds: delivered to it by a read
         whose reply was lost (see the module docstring).  Public so that tests can drive it."""
+        # Lanes go on while the read is under way: an entry in hand when it started may be finished
+        # (acknowledged, out of the hand) by the time it returns, and is not to be delivered again.
+        held = set(self._in_hand)
         got = [e for e in await self.group.own_pending(streams, self.options.batch)
-               if (e[0], e[1]) not in self._in_hand]
+               if (e[0], e[1]) not in held and (e[0], e[1]) not in self._in_hand]
         if got:
             self.log.warning("reread", entries=len(got))
         return got
