@@ -46,7 +46,8 @@ def test_resp_splits_pipelined_commands_and_replies():
     third, p = resp.command_at(buf, p)
     assert (first, second, third) == ([b"GET", b"a"], [b"SET", b"b", b"xy"], [b"PING"])
     assert resp.command_at(buf, p) is None  # the last one is not all there yet
-    replies = b"+OK\r\n$-1\r\n*2\r\n*2\r\n$1\r\ns\r\n*1\r\n*2\r\n$3\r\n1-0\r\n*0\r\n:5\r\n-OOM no\r\n%1\r\n+k\r\n:1\r\n"
+    replies = (b"+OK\r\n$-1\r\n*2\r\n*2\r\n$1\r\ns\r\n*1\r\n*2\r\n$3\r\n1-0\r\n*0\r\n:5\r\n"
+               b"-OOM no\r\n%1\r\n+k\r\n:1\r\n")
     values, pos = [], 0
     while (end := resp.reply_end(replies, pos)) >= 0:
         values.append(resp.decode(replies, pos)[0])
