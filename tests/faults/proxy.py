@@ -118,11 +118,11 @@ class Rule:
         return self.times is not None and len(self.hits) >= self.times
 
     def take(self, cmd: Command) -> bool:
-        """Count one firing on ``cmd`` if the rule may still fire."""
+        """Count one firing on ``cmd`` if the rule may still fire (``fired`` is set once the action
+        is done: the connection closed, the server killed, the command held or its hooks run)."""
         if self.spent:
             return False
         self.hits.append(cmd)
-        self.fired.set()
         return True
 
     async def wait(self, timeout_s: float = 60.0) -> Command:
@@ -356,8 +356,10 @@ class _Conn:
             if rule.action == "kill_server_before":
                 await asyncio.to_thread(p.server.kill)
             self.close()
+            rule.fired.set()
             return False
         if rule.action == "pause":
+            rule.fired.set()
             if rule.release is not None:
                 await rule.release.wait()
             else:
@@ -403,6 +405,7 @@ class _Conn:
                             if rule.action == "kill_server_after":
                                 await asyncio.to_thread(p.server.kill)
                             self.close()
+                            rule.fired.set()
                             return
                     elif rule.action == "hook":
                         self.cwriter.write(bytes(buf[start:pos]))
@@ -412,6 +415,7 @@ class _Conn:
                         if p._owner is self:
                             p._owner = None
                             p._gate.set()
+                        rule.fired.set()
                     self.released.set()
                 pos = end
             self.cwriter.write(bytes(buf[start:pos]))
