@@ -9,7 +9,7 @@ request is retried with the same ``webhook-id`` on 5xx, 429 and connection error
 Webhooks senders do; a stage that hears nothing for ``stall_s`` is given up (the report tells).
 
 Meanwhile, at seeded random times: ``worker_kills`` SIGKILLs of a worker (a new one is started),
-one SIGKILL of Redis and its restart, ``oom_windows`` windows of real OOM refusals, and
+one SIGKILL of Redis and its restart (``redis_kill``), ``oom_windows`` windows of real OOM refusals, and
 ``connection_kills`` of every connection at the proxy.  Then it waits for quiescence (every
 acknowledged command acted on, every callback received, every table over; at most ``quiesce_s``)
 and accounts (:mod:`tests.faults.chaos_report`).
@@ -231,7 +231,7 @@ class Run:
 async def run(*, tables: int = 100, workers: int = 2, seed: int = 12, human_moves: int = 4,
               worker_kills: int = 2, oom_windows: int = 3, connection_kills: int = 2, drive_s: float = 60.0,
               quiesce_s: float = 40.0, concurrency: int = 25, claim_idle_ms: int = 30_000,
-              stall_s: float = 8.0, workdir: Path | None = None) -> ChaosReport:
+              stall_s: float = 8.0, redis_kill: bool = True, workdir: Path | None = None) -> ChaosReport:
     """One randomized fault run (see the module docstring); returns its report."""
     report = ChaosReport(seed=seed, tables=tables)
     tmp = None
@@ -244,7 +244,7 @@ async def run(*, tables: int = 100, workers: int = 2, seed: int = 12, human_move
         await r.start()
         side = aioredis.from_url(r.server.url)
         span = drive_s * 0.6  # faults strike while the tables are being played
-        plan = [(r.rng.uniform(0.15, 0.35) * span, "redis")]
+        plan = [(r.rng.uniform(0.15, 0.35) * span, "redis")] if redis_kill else []
         plan += [(r.rng.uniform(0.05, 1.0) * span, "worker") for _ in range(worker_kills)]
         plan += [(r.rng.uniform(0.05, 1.0) * span, "oom") for _ in range(oom_windows)]
         plan += [(r.rng.uniform(0.05, 1.0) * span, "connections") for _ in range(connection_kills)]
