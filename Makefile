@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint bench
+.PHONY: play test test-faults lint bench
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -15,9 +15,13 @@ $(STAMP): pyproject.toml
 play: $(STAMP)
 	$(VENV)/bin/cinq play $(ARGS)
 
-## the whole test suite
+## the whole test suite (but the fault cases of issue 12, which fail until its fixes land)
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -q -n 2 $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -q -n 2 -m "not faults" $(PYTEST_ARGS)
+
+## issue 12's fault cases and randomized fault run (tests/faults/): real redis-server, a fault proxy
+test-faults: $(STAMP)
+	$(VENV)/bin/python -m pytest -q -m faults tests/faults $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
