@@ -282,8 +282,11 @@ class _Conn:
             self.close()
             return
         self._tasks = [asyncio.create_task(self._upstream()), asyncio.create_task(self._downstream(ureader))]
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # Either side ending ends the connection, as a TCP connection to a dead server does: a client
+        # blocked in a read sees its connection closed (it would otherwise wait for a reply forever).
+        await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
         self.close()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def close(self) -> None:
         if self.closed:
@@ -353,10 +356,14 @@ class _Conn:
         p = self.proxy
         if rule.action in ("kill_before", "kill_server_before"):
             await self._replied()
-            if rule.action == "kill_server_before":
-                await asyncio.to_thread(p.server.kill)
-            self.close()
-            rule.fired.set()
+            try:
+                if rule.action == "kill_server_before":
+                    # The dying server ends this connection's other half, which may cancel this task
+                    # while it waits here: the kill goes on in its thread, and the rule has fired.
+                    await asyncio.to_thread(p.server.kill)
+            finally:
+                self.close()
+                rule.fired.set()
             return False
         if rule.action == "pause":
             rule.fired.set()
@@ -402,10 +409,12 @@ class _Conn:
                         hit = rule.reply is None or (rule.reply(resp.decode(buf, pos)[0]) and rule.take(cmd))
                         if hit:
                             self.cwriter.write(bytes(buf[start:pos]))  # what preceded it gets through
-                            if rule.action == "kill_server_after":
-                                await asyncio.to_thread(p.server.kill)
-                            self.close()
-                            rule.fired.set()
+                            try:
+                                if rule.action == "kill_server_after":
+                                    await asyncio.to_thread(p.server.kill)
+                            finally:
+                                self.close()
+                                rule.fired.set()
                             return
                     elif rule.action == "hook":
                         self.cwriter.write(bytes(buf[start:pos]))

@@ -83,7 +83,7 @@ async def test_ingress_a_move_whose_xadd_dies_with_redis_acts_when_retried(stack
     rule = s.proxy.arm(command("XADD", key_prefix="cmd:", where=carries(cid)), "kill_server_before")
     move = event(user="u1", chat="dm1", kind="private", token=hand["buttons"][0]["token"])
     status = await s.post(move, wid)
-    assert rule.fired.is_set(), "the fault struck the move's XADD"
+    await until(rule.fired.is_set, what="the fault struck the move's XADD")
     assert status >= 500, f"nothing could be written, yet the request was answered {status}"
     redis_server.restart()
     await s.post_until_accepted(move, wid)
@@ -106,7 +106,7 @@ async def test_ingress_a_join_whose_xadd_is_refused_for_memory_acts_when_retried
     rule = oom.refuse_once(s.proxy, command("XADD", key_prefix="cmd:", where=carries(cid)), s.direct)
     join = event("/join", user="u2", chat="g1")
     status = await s.post(join, wid)
-    assert rule.fired.is_set(), "the refusal struck the /join's XADD"
+    await until(rule.fired.is_set, what="the refusal struck the /join's XADD")
     assert status >= 500, f"the command was refused by Redis, yet the request was answered {status}"
     await s.post_until_accepted(join, wid)
 
@@ -126,7 +126,7 @@ async def test_ingress_a_new_refused_for_memory_points_no_index_at_a_ghost_and_t
     rule = oom.refuse_once(s.proxy, command("XADD", key_prefix="cmd:", where=carries(cid)), s.direct)
     new = event("/new cinquillo", user="u1", chat="g1")
     status = await s.post(new, wid)
-    assert rule.fired.is_set(), "the refusal struck the /new's XADD"
+    await until(rule.fired.is_set, what="the refusal struck the /new's XADD")
     assert status >= 500, f"the command was refused by Redis, yet the request was answered {status}"
     shown = await s.table_of("g1")
     assert shown is None or await s.new_commands(shown), f"the room points at {shown}, which will never exist"
