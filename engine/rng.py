@@ -30,10 +30,20 @@ T = TypeVar("T")
 Seed = int | str
 
 
-def seed_text(seed: Seed) -> str:
-    """The canonical text form of a seed, used in the deal key and shown when a seed is revealed."""
+def check_seed(seed: object) -> Seed:
+    """``seed`` itself if it is an int or a str, else ValueError.
+
+    Typed ``object`` because it is where a bad value is caught: the compiled engine would reject a
+    wrongly typed argument of a ``Seed`` parameter with a TypeError before the check could run.
+    """
     if isinstance(seed, bool) or not isinstance(seed, int | str):
         raise ValueError(f"a seed is an int or a str, not {type(seed).__name__}")
+    return seed
+
+
+def seed_text(seed: object) -> str:
+    """The canonical text form of a seed, used in the deal key and shown when a seed is revealed."""
+    seed = check_seed(seed)
     return f"int:{seed}" if isinstance(seed, int) else f"str:{seed}"
 
 
