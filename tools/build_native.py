@@ -4,8 +4,9 @@ The same source stays the pure engine: nothing here changes a ``.py``.  The exte
 stamp (``engine/_native.stamp``, the hash of the sources they were built from) are ignored by git;
 ``engine/_native.py`` loads them only while the stamp matches the sources.
 
-Without a C compiler (or without mypyc) this removes any old build and exits 0, so that ``make``
-goes on with the pure engine; ``--require`` (CI, the image) makes that an error instead.
+Without a C compiler (or without mypyc) this removes any old build and exits 0 silently, so that
+``make`` goes on with the pure engine; a failed compile says so in one line and exits 0 too;
+``--require`` (CI, the image) makes either an error instead.
 
 usage: python tools/build_native.py [--require] [--clean]
 """
@@ -45,8 +46,8 @@ def clean() -> None:
 
 
 def compiler() -> str | None:
-    """The C compiler Python's build would call, if it is installed."""
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    """The C compiler Python's build would call (``$CC`` first, as setuptools), if it is installed."""
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
     return shutil.which(cc)
 
 
@@ -75,10 +76,11 @@ def main() -> int:
     if args.clean:
         return 0
     why = None
-    if compiler() is None:
-        why = "no C compiler"
-    elif importlib.util.find_spec("mypyc") is None:
-        why = "mypyc is not installed"
+    if compiler() is None or importlib.util.find_spec("mypyc") is None:
+        # the quick start on a machine without a compiler: the pure engine, without a word
+        why = "no C compiler" if compiler() is None else "mypyc is not installed"
+        if not args.require:
+            return 0
     else:
         t0 = time.perf_counter()
         try:
