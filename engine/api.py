@@ -9,7 +9,6 @@ from engine.errors import IllegalMove
 from engine.rng import check_seed
 from engine.rules import rules_for
 
-
 # The arguments that this module checks itself are typed ``object``: the compiled engine (mypyc)
 # checks annotated types on entry and would answer a wrong type with a TypeError of its own instead
 # of the ValueError or IllegalMove promised here.

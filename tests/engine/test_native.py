@@ -111,8 +111,8 @@ def test_a_current_build_is_loaded_and_an_edit_makes_it_stale(tmp_path: pathlib.
     pkg = _copy_engine(tmp_path)
     got, _ = _probe(tmp_path)
     assert got["compiled"] is True and "engine.five35.game" in got["extensions"]
-    rng = pkg / "rng.py"
-    rng.write_text(rng.read_text() + "\n# edited\n")
+    edited = pkg / "rules.py"
+    edited.write_text(edited.read_text() + "\n# edited\n")
     got, err = _probe(tmp_path)
     assert got["compiled"] is False and got["extensions"] == [] and "make native" in err
 
