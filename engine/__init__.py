@@ -15,14 +15,24 @@ path for playouts (integer moves, in place) is ``engine.rules_for(state)``; see
 :mod:`engine.rules`.
 """
 
+from engine import _native
+
+# before any other engine module is imported: the compiled build, unless stale or CINQ_PURE_ENGINE
+_native.select()
+
 from engine import cinquillo as _cinquillo  # noqa: F401  (registers the game)
 from engine import five35 as _five35  # noqa: F401  (registers the game)
+from engine import rules as _rules
 from engine.api import legal_moves, new_game, play, restore, result, snapshot, to_move, view, views
 from engine.errors import IllegalMove
 from engine.rng import SplitMix64
 from engine.rules import Rules, games, rules_for
 
+#: True when the mypyc-compiled engine is the one running (checked on a compiled module itself)
+COMPILED: bool = _native.is_extension(_rules)
+
 __all__ = [
+    "COMPILED",
     "IllegalMove",
     "Rules",
     "SplitMix64",

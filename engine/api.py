@@ -6,11 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import IllegalMove
+from engine.rng import check_seed
 from engine.rules import rules_for
 
+# The arguments that this module checks itself are typed ``object``: the compiled engine (mypyc)
+# checks annotated types on entry and would answer a wrong type with a TypeError of its own instead
+# of the ValueError or IllegalMove promised here.
 
-def new_game(game: str, *, players: int, seed: int | str | None = None,
-             hands: list[list[Any]] | None = None, **options: Any) -> Any:
+
+def new_game(game: str, *, players: object, seed: object = None,
+             hands: Any = None, **options: Any) -> Any:
     """Start a match of ``game`` for ``players`` seats.
 
     ``seed`` (an int or a str) decides every deal of the match (C-8); ``None`` means seed 0, since
@@ -21,7 +26,7 @@ def new_game(game: str, *, players: int, seed: int | str | None = None,
     rules = rules_for(game)
     if isinstance(players, bool) or not isinstance(players, int):
         raise ValueError("players must be an int")
-    return rules.new(players, 0 if seed is None else seed, hands, dict(options))
+    return rules.new(players, check_seed(0 if seed is None else seed), hands, dict(options))
 
 
 def to_move(state: Any) -> int | None:
@@ -35,7 +40,7 @@ def legal_moves(state: Any) -> list[str]:
     return [rules.encode(state, m) for m in rules.legal(state)]
 
 
-def play(state: Any, move: str) -> Any:
+def play(state: Any, move: object) -> Any:
     """Return the state after ``move``; ``state`` itself is left untouched.
 
     Raises :class:`IllegalMove` (with a ``code`` and a readable message) for a move that cannot be
@@ -54,7 +59,7 @@ def play(state: Any, move: str) -> Any:
     return new
 
 
-def view(state: Any, seat: int | None) -> dict[str, Any]:
+def view(state: Any, seat: object) -> dict[str, Any]:
     """What ``seat`` may know (G-1); ``seat=None`` is a spectator.  JSON-serialisable."""
     rules = rules_for(state)
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)

@@ -2,9 +2,11 @@
 
 535 cards have a rank and no suit, so a hand is a multiset of ranks.  The engine stores such a
 multiset as one *packed* int: rank index ``i`` (0..12, in the order of :data:`RANKS`) owns the
-5-bit field at bits ``5*i .. 5*i+4`` holding how many copies are present (0..5 in play).  Why:
+4-bit field at bits ``4*i .. 4*i+3`` holding how many copies are present (0..5 in play).  Why:
 taking cards is one subtraction, and "does the hand hold these cards" is one subtraction and one
-mask for all 13 ranks at once (see :func:`holds`), which is what makes the fast path fast.
+mask for all 13 ranks at once (see :func:`holds`), which is what makes the fast path fast.  Four
+bits a field keep the whole deck within 52 bits: a machine word for the compiled engine (mypyc
+boxes ints from 63 bits on, and every operation on them then goes through the slow path).
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ DEFAULT_POINTS: dict[int, int] = {
     1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 7: 2, 9: 2, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 8: 5,
 }
 
-FIELD_BITS = 5
+FIELD_BITS = 4
 FIELD_MASK = (1 << FIELD_BITS) - 1
-#: the guard bit of every field (bit 4 of each 5-bit field); see :func:`holds`
-GUARD = sum(16 << (FIELD_BITS * i) for i in range(NRANKS))
+#: the guard bit of every field (its top bit, bit 3); counts stay below it (at most 5); see :func:`holds`
+GUARD = sum(1 << (FIELD_BITS - 1) << (FIELD_BITS * i) for i in range(NRANKS))
 #: packed value of one card of each rank index
 UNIT: tuple[int, ...] = tuple(1 << (FIELD_BITS * i) for i in range(NRANKS))
 #: one, two, three cards of every rank (used to test "at least k copies" of all ranks at once)
@@ -59,7 +61,7 @@ def default_hand_size(players: int) -> int:
 
 
 def pack(ranks: Iterable[int]) -> int:
-    """The packed multiset of some ranks (each must be a valid rank; counts must stay below 16)."""
+    """The packed multiset of some ranks (each must be a valid rank; counts must stay below 8)."""
     p = 0
     for r in ranks:
         p += UNIT[RANK_INDEX[r]]
@@ -95,7 +97,7 @@ def size(packed: int) -> int:
 def holds(hand: int, cards: int) -> bool:
     """True when the packed ``hand`` contains the packed ``cards`` (every count at least as big).
 
-    Every field of ``hand | GUARD`` is ``16 + count``; subtracting a field of at most 15 never
+    Every field of ``hand | GUARD`` is ``8 + count``; subtracting a field of at most 7 never
     borrows from the next field, and clears that field's guard bit exactly when the hand has fewer.
     """
     return ((hand | GUARD) - cards) & GUARD == GUARD

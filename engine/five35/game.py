@@ -79,7 +79,7 @@ def _size_word(kind: int) -> str:
 class Five35Rules:
     """535 on integer moves (see :mod:`engine.rules`).  Registered as ``"535"``."""
 
-    name = NAME
+    name = "535"  # a literal: the compiled class needs a constant default (NAME is the same)
 
     # --- setting up ------------------------------------------------------------------------------
 

@@ -174,7 +174,7 @@ def move_parts(move: int) -> tuple[int, tuple[int, ...]]:
 
 
 def make_move(kind: int, ranks: tuple[int, ...]) -> int:
-    """The int of a move: its table index, else an extended int (counts of a rank must be < 32)."""
+    """The int of a move: its table index, else an extended int (counts of a rank must be < 16)."""
     m = MOVE_ID.get((kind, ranks))
     if m is not None:
         return m

@@ -100,3 +100,19 @@ def test_shuffle_is_a_permutation() -> None:
     one: list[int] = [1]
     SplitMix64(5).shuffle(one)
     assert one == [1]
+
+
+def test_C_8_shuffle_is_fisher_yates_over_below() -> None:
+    """The shuffle writes its draws out inline; it must stay the documented definition: position
+    i (last first) swaps with below(i + 1), and the generator ends in the same state."""
+    for seed, size in [(1, 40), (2, 52), (3, 65), (4, 200), (5, 2), (6, 1)]:
+        fast, slow = SplitMix64(seed), SplitMix64(seed)
+        items = list(range(size))
+        fast.shuffle(items)
+        ref = list(range(size))
+        for i in range(size - 1, 0, -1):
+            j = slow.below(i + 1)
+            ref[i], ref[j] = ref[j], ref[i]
+        assert items == ref
+        assert fast.state == slow.state
+        assert size < 3 or items != sorted(items)

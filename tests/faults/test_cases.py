@@ -6,7 +6,8 @@ callback arrives while the process lives) and the worker (commands it held when 
 in seconds, not after the claim timeout).  Real redis-server with AOF behind the fault proxy; the
 adapter, deliveries and workers in-process (tests/faults/stack.py).
 
-Marked ``faults``: they fail on the code before the fixes of issue 12 (``make test-faults``).
+Marked ``faults`` (``make test-faults``); part of ``make test`` too: they failed on the code before
+the fixes of issue 12.
 """
 
 from __future__ import annotations

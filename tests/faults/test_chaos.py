@@ -1,7 +1,7 @@
 """Issue 12's randomized fault run at a size that fits in about two minutes on two cores: over 100
 group matches with worker SIGKILLs, a Redis SIGKILL and restart, OOM windows and connection kills,
 nothing acknowledged is lost, nothing is applied twice, every callback arrives, every table replays
-to its result.  Marked ``faults`` (it fails until the fixes of issue 12 land)."""
+to its result.  Marked ``faults`` and ``e2e`` (it failed before the fixes of issue 12)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from tests.faults.chaos import run
 from tests.faults.redis_server import require_binary
 
-pytestmark = pytest.mark.faults
+# Slow (about two minutes): run with the end-to-end suites (make test-e2e) and by make test-faults.
+pytestmark = [pytest.mark.faults, pytest.mark.e2e]
 
 
 async def test_a_randomized_fault_run_loses_nothing_and_does_nothing_twice(tmp_path):
