@@ -60,7 +60,10 @@ class Person:
                 continue
             now = time.perf_counter()
             for room, info in resp.rooms.invite.items():
-                if any(isinstance(e, InviteMemberEvent) and e.state_key == self.user_id for e in info.invite_state):
+                if any(
+                    isinstance(e, InviteMemberEvent) and e.state_key == self.user_id
+                    for e in info.invite_state
+                ):
                     await self.client.join(room)
             for room, joined in resp.rooms.join.items():
                 for ev in joined.timeline.events:
@@ -94,15 +97,20 @@ class Person:
         """The bot's messages in ``room`` in arrival order (with or without its edits)."""
         out = [(t, e) for t, e in self.events.get(room, []) if e["sender"] == bot]
         if not edits:
-            out = [(t, e) for t, e in out if ((e["content"].get("m.relates_to") or {}).get("rel_type")
-                                              != "m.replace")]
+            out = [
+                (t, e)
+                for t, e in out
+                if ((e["content"].get("m.relates_to") or {}).get("rel_type") != "m.replace")
+            ]
         return out
 
     def texts(self, room: str, bot: str) -> list[str]:
         """The current text of each of the bot's messages in ``room`` (edits applied), plus every
         version an edit ever showed."""
-        return [(e["content"].get("m.new_content") or e["content"]).get("body", "")
-                for _, e in self.from_bot(room, bot)]
+        return [
+            (e["content"].get("m.new_content") or e["content"]).get("body", "")
+            for _, e in self.from_bot(room, bot)
+        ]
 
     async def wait(self, pred: Callable[[], Any], timeout: float = 120.0) -> Any:
         """Wait until ``pred()`` is truthy (checked after every sync), and return it."""
@@ -134,26 +142,50 @@ class World:
         self.people: list[Person] = []
 
     def _cinq_env(self) -> dict[str, str]:
-        return {**os.environ, "REDIS_URL": self.redis_url, "CINQ_KEY_PREFIX": f"mx{self.tag}:",
-                "CINQ_TURN_SECONDS": "0", "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(free_port()),
-                "CINQ_TOKEN_SECRETS": json.dumps([secrets.token_hex(16)]),
-                "CINQ_WEBHOOK_PORT": str(self.webhook_port), "CINQ_WEBHOOK_RATE": "1000",
-                "CINQ_WEBHOOK_BURST": "1000", "CINQ_WEBHOOK_MAX_ATTEMPTS": "1000",
-                "CINQ_WEBHOOK_BACKOFF_BASE_S": "0.1", "CINQ_WEBHOOK_BACKOFF_CAP_S": "1",
-                "CINQ_WEBHOOK_PLATFORMS": json.dumps([{"name": PLATFORM, "secrets": [self.secret],
-                                                       "callback_url": f"http://127.0.0.1:{self.bridge_port}/"}])}
+        return {
+            **os.environ,
+            "REDIS_URL": self.redis_url,
+            "CINQ_KEY_PREFIX": f"mx{self.tag}:",
+            "CINQ_TURN_SECONDS": "0",
+            "CINQ_LOG_LEVEL": "WARNING",
+            "CINQ_HTTP_PORT": str(free_port()),
+            "CINQ_TOKEN_SECRETS": json.dumps([secrets.token_hex(16)]),
+            "CINQ_WEBHOOK_PORT": str(self.webhook_port),
+            "CINQ_WEBHOOK_RATE": "1000",
+            "CINQ_WEBHOOK_BURST": "1000",
+            "CINQ_WEBHOOK_MAX_ATTEMPTS": "1000",
+            "CINQ_WEBHOOK_BACKOFF_BASE_S": "0.1",
+            "CINQ_WEBHOOK_BACKOFF_CAP_S": "1",
+            "CINQ_WEBHOOK_PLATFORMS": json.dumps(
+                [
+                    {
+                        "name": PLATFORM,
+                        "secrets": [self.secret],
+                        "callback_url": f"http://127.0.0.1:{self.bridge_port}/",
+                    }
+                ]
+            ),
+        }
 
     def _spawn(self, name: str, argv: list[str], env: dict[str, str]) -> None:
-        log = open(self.base / f"{name}.log", "ab")
-        self.procs[name] = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=log)
+        # The child keeps its own copy of the descriptor: the file is closed here at once.
+        with open(self.base / f"{name}.log", "ab") as log:
+            self.procs[name] = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=log)
 
     def start_bridge(self) -> None:
         """Start (or start again) ``python -m bridges.matrix``; its state file stays."""
-        env = {**os.environ, "CINQ_MATRIX_HOMESERVER": self.hs.url, "CINQ_MATRIX_USER": self.bot,
-               "CINQ_MATRIX_PASSWORD": PASSWORD, "CINQ_MATRIX_CINQ_URL": f"http://127.0.0.1:{self.webhook_port}",
-               "CINQ_MATRIX_PLATFORM": PLATFORM, "CINQ_MATRIX_SECRET": self.secret,
-               "CINQ_MATRIX_PORT": str(self.bridge_port), "CINQ_MATRIX_STATE": str(self.base / "bridge.sqlite3"),
-               "CINQ_MATRIX_LOCALE": self.locale}
+        env = {
+            **os.environ,
+            "CINQ_MATRIX_HOMESERVER": self.hs.url,
+            "CINQ_MATRIX_USER": self.bot,
+            "CINQ_MATRIX_PASSWORD": PASSWORD,
+            "CINQ_MATRIX_CINQ_URL": f"http://127.0.0.1:{self.webhook_port}",
+            "CINQ_MATRIX_PLATFORM": PLATFORM,
+            "CINQ_MATRIX_SECRET": self.secret,
+            "CINQ_MATRIX_PORT": str(self.bridge_port),
+            "CINQ_MATRIX_STATE": str(self.base / "bridge.sqlite3"),
+            "CINQ_MATRIX_LOCALE": self.locale,
+        }
         self._spawn("bridge", [sys.executable, "-m", "bridges.matrix"], env)
         self._wait_http(f"http://127.0.0.1:{self.bridge_port}/healthz", "bridge")
 
@@ -185,8 +217,11 @@ class World:
         self.base.mkdir(parents=True, exist_ok=True)
         env = self._cinq_env()
         self._spawn("webhook", [sys.executable, "-m", "adapters.webhook"], env)
-        self._spawn("worker", [sys.executable, "-c",
-                               "import sys; from service.cli import main; sys.exit(main(['worker']))"], env)
+        self._spawn(
+            "worker",
+            [sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main(['worker']))"],
+            env,
+        )
         self._wait_http(f"http://127.0.0.1:{self.webhook_port}/healthz", "webhook")
         self.hs.register(f"cinq{self.tag}", PASSWORD)
         users = [self.hs.register(f"{n.lower()}{self.tag}", PASSWORD) for n in names]
@@ -236,8 +271,9 @@ def options(content: dict[str, Any]) -> int:
     return len(_OPTION.findall(content.get("body", "")))
 
 
-async def play(world: World, group: str, game: str, *, bots: int = 1, restart_at: int | None = None,
-               seed: int = 1) -> dict[str, Any]:
+async def play(
+    world: World, group: str, game: str, *, bots: int = 1, restart_at: int | None = None, seed: int = 1
+) -> dict[str, Any]:
     """Play one match of ``game`` in ``group`` with every person of ``world`` and ``bots`` AI players,
     answering every numbered choice with a random number; with ``restart_at``, the bridge is killed
     before that move, the move is typed while it is down, and the bridge is started again.
@@ -276,9 +312,11 @@ async def play(world: World, group: str, game: str, *, bots: int = 1, restart_at
     while not any(f in group_texts() for f in FINISHED):
         acted = False
         for p in people:
-            mine = [(t, e) for room in p.events if room != group for t, e in p.from_bot(room, bot, edits=False)]
+            mine = [
+                (t, e) for room in p.events if room != group for t, e in p.from_bot(room, bot, edits=False)
+            ]
             mine.sort(key=lambda te: te[0])
-            for _, ev in mine[handled[p.user_id]:]:
+            for _, ev in mine[handled[p.user_id] :]:
                 handled[p.user_id] += 1
                 k = options(ev["content"])
                 if not k:

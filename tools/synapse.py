@@ -42,17 +42,34 @@ def python() -> Path:
 
 def _config(base: Path, port: int, shared_secret: str) -> dict[str, Any]:
     return {
-        "server_name": SERVER_NAME, "pid_file": str(base / "homeserver.pid"), "report_stats": False,
-        "listeners": [{"port": port, "bind_addresses": ["127.0.0.1"], "type": "http", "tls": False,
-                       "x_forwarded": False, "resources": [{"names": ["client"], "compress": False}]}],
+        "server_name": SERVER_NAME,
+        "pid_file": str(base / "homeserver.pid"),
+        "report_stats": False,
+        "listeners": [
+            {
+                "port": port,
+                "bind_addresses": ["127.0.0.1"],
+                "type": "http",
+                "tls": False,
+                "x_forwarded": False,
+                "resources": [{"names": ["client"], "compress": False}],
+            }
+        ],
         "database": {"name": "sqlite3", "args": {"database": str(base / "homeserver.db")}},
-        "media_store_path": str(base / "media"), "signing_key_path": str(base / "signing.key"),
+        "media_store_path": str(base / "media"),
+        "signing_key_path": str(base / "signing.key"),
         "log_config": str(base / "log.yaml"),
-        "macaroon_secret_key": secrets.token_hex(16), "form_secret": secrets.token_hex(16),
-        "registration_shared_secret": shared_secret, "enable_registration": False,
-        "trusted_key_servers": [], "suppress_key_server_warning": True, "presence": {"enabled": False},
+        "macaroon_secret_key": secrets.token_hex(16),
+        "form_secret": secrets.token_hex(16),
+        "registration_shared_secret": shared_secret,
+        "enable_registration": False,
+        "trusted_key_servers": [],
+        "suppress_key_server_warning": True,
+        "presence": {"enabled": False},
         "url_preview_enabled": False,
-        "rc_message": _LIMIT, "rc_registration": _LIMIT, "rc_room_creation": _LIMIT,
+        "rc_message": _LIMIT,
+        "rc_registration": _LIMIT,
+        "rc_room_creation": _LIMIT,
         "rc_login": {"address": _LIMIT, "account": _LIMIT, "failed_attempts": _LIMIT},
         "rc_joins": {"local": _LIMIT, "remote": _LIMIT},
         "rc_invites": {"per_room": _LIMIT, "per_user": _LIMIT, "per_issuer": _LIMIT},
@@ -84,10 +101,15 @@ class Synapse:
         cfg = self.base / "homeserver.yaml"
         cfg.write_text(json.dumps(_config(self.base, self.port, self.shared_secret)))  # JSON is YAML
         py = str(python())
-        subprocess.run([py, "-m", "synapse.app.homeserver", "-c", str(cfg), "--generate-keys"], check=True,
-                       stdout=subprocess.DEVNULL)
-        self.proc = subprocess.Popen([py, "-m", "synapse.app.homeserver", "-c", str(cfg)],
-                                     stdout=subprocess.DEVNULL, stderr=open(self.base / "stderr.log", "wb"))
+        subprocess.run(
+            [py, "-m", "synapse.app.homeserver", "-c", str(cfg), "--generate-keys"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        with open(self.base / "stderr.log", "wb") as err:
+            self.proc = subprocess.Popen(
+                [py, "-m", "synapse.app.homeserver", "-c", str(cfg)], stdout=subprocess.DEVNULL, stderr=err
+            )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -103,11 +125,16 @@ class Synapse:
         """Register an account with the shared secret; returns its user id."""
         endpoint = f"{self.url}/_synapse/admin/v1/register"
         nonce = json.load(urllib.request.urlopen(endpoint, timeout=30))["nonce"]
-        mac = hmac.new(self.shared_secret.encode(), b"\x00".join(
-            [nonce.encode(), localpart.encode(), password.encode(), b"admin" if admin else b"notadmin"]),
-            hashlib.sha1).hexdigest()
-        body = json.dumps({"nonce": nonce, "username": localpart, "password": password,
-                           "admin": admin, "mac": mac}).encode()
+        mac = hmac.new(
+            self.shared_secret.encode(),
+            b"\x00".join(
+                [nonce.encode(), localpart.encode(), password.encode(), b"admin" if admin else b"notadmin"]
+            ),
+            hashlib.sha1,
+        ).hexdigest()
+        body = json.dumps(
+            {"nonce": nonce, "username": localpart, "password": password, "admin": admin, "mac": mac}
+        ).encode()
         req = urllib.request.Request(endpoint, body, {"content-type": "application/json"})
         return str(json.load(urllib.request.urlopen(req, timeout=30))["user_id"])
 

@@ -24,8 +24,9 @@ class CinqError(Exception):
 class CinqClient:
     """POSTs events to ``{url}/v1/platforms/{platform}/events`` (implements ``core.Cinq``)."""
 
-    def __init__(self, session: aiohttp.ClientSession, url: str, platform: str, secret: str,
-                 attempts: int = 8) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, url: str, platform: str, secret: str, attempts: int = 8
+    ) -> None:
         self.session = session
         self.endpoint = f"{url}/v1/platforms/{platform}/events"
         self.secret = secret

@@ -61,8 +61,10 @@ class Bridge:
         if sender == self.matrix.user_id:
             return
         kind = self.state.room_kind(room)
-        base = {"chat": {"id": room, "kind": kind}, "user": {"id": sender, "name": name[:128],
-                                                               "locale": self.locale}}
+        base = {
+            "chat": {"id": room, "kind": kind},
+            "user": {"id": sender, "name": name[:128], "locale": self.locale},
+        }
         number = NUMBER.match(body)
         tokens, locale = self.state.pending(room)
         if number and tokens:

@@ -42,8 +42,9 @@ class Matrix:
     def __init__(self, homeserver: str, user: str, state: State) -> None:
         self.user_id = user
         self.state = state
-        self.client = AsyncClient(homeserver, user, config=AsyncClientConfig(
-            encryption_enabled=False, store_sync_tokens=False))
+        self.client = AsyncClient(
+            homeserver, user, config=AsyncClientConfig(encryption_enabled=False, store_sync_tokens=False)
+        )
 
     async def login(self, password: str, display_name: str) -> None:
         """Reuse the stored access token and device, or log in with ``password`` and store them."""
@@ -71,8 +72,9 @@ class Matrix:
 
     async def create_dm(self, user: str) -> str:
         """A new private room with ``user`` invited, marked as direct."""
-        resp = await self.client.room_create(is_direct=True, invite=[user],
-                                             preset=RoomPreset.trusted_private_chat)
+        resp = await self.client.room_create(
+            is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
+        )
         if not isinstance(resp, RoomCreateResponse):
             raise MatrixError(f"creating a DM with {user} failed: {resp}")
         return str(resp.room_id)
@@ -82,8 +84,11 @@ class Matrix:
         r = self.client.rooms.get(room)
         return (r.user_name(user) if r else None) or user
 
-    async def run(self, on_text: Callable[[str, str, str, str, str], Awaitable[None]],
-                  on_invite: Callable[[str, str, bool], Awaitable[None]]) -> None:
+    async def run(
+        self,
+        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
+        on_invite: Callable[[str, str, bool], Awaitable[None]],
+    ) -> None:
         """Sync forever: accept invites, hand each person's text message to ``on_text``."""
         since = self.state.get("since")
         first = since is None
@@ -103,12 +108,20 @@ class Matrix:
             since, first = resp.next_batch, False
             self.state.put("since", since)
 
-    async def _handle(self, resp: SyncResponse, on_text: Callable[[str, str, str, str, str], Awaitable[None]],
-                      on_invite: Callable[[str, str, bool], Awaitable[None]], history: bool) -> None:
+    async def _handle(
+        self,
+        resp: SyncResponse,
+        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
+        on_invite: Callable[[str, str, bool], Awaitable[None]],
+        history: bool,
+    ) -> None:
         for room, info in resp.rooms.invite.items():
             for ev in info.invite_state:
-                if isinstance(ev, InviteMemberEvent) and ev.state_key == self.user_id \
-                        and ev.membership == "invite":
+                if (
+                    isinstance(ev, InviteMemberEvent)
+                    and ev.state_key == self.user_id
+                    and ev.membership == "invite"
+                ):
                     await on_invite(room, ev.sender, bool((ev.content or {}).get("is_direct")))
             joined = await self.client.join(room)
             if isinstance(joined, JoinError):

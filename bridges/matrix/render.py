@@ -11,15 +11,27 @@ import html
 import re
 from typing import Any
 
-SUITS = {"oros": "🪙", "coins": "🪙", "copas": "🏆", "cups": "🏆", "espadas": "⚔️", "swords": "⚔️",
-         "bastos": "🪵", "clubs": "🪵"}
+SUITS = {
+    "oros": "🪙",
+    "coins": "🪙",
+    "copas": "🏆",
+    "cups": "🏆",
+    "espadas": "⚔️",
+    "swords": "⚔️",
+    "bastos": "🪵",
+    "clubs": "🪵",
+}
 _SUIT_WORD = re.compile(r"\b(?:de |of )?(" + "|".join(SUITS) + r")\b")
 
 TEXTS = {
-    "es": {"hint": "Responde con el número de tu elección.",
-           "no_choice": "No hay ninguna opción {n}: responde con un número del 1 al {k}."},
-    "en": {"hint": "Answer with the number of your choice.",
-           "no_choice": "There is no option {n}: answer with a number from 1 to {k}."},
+    "es": {
+        "hint": "Responde con el número de tu elección.",
+        "no_choice": "No hay ninguna opción {n}: responde con un número del 1 al {k}.",
+    },
+    "en": {
+        "hint": "Answer with the number of your choice.",
+        "no_choice": "There is no option {n}: answer with a number from 1 to {k}.",
+    },
 }
 
 
@@ -48,14 +60,24 @@ def content(msg: dict[str, Any]) -> dict[str, Any]:
         body += "\n\n" + "\n".join(f"{i}. {label}" for i, label in enumerate(labels, 1)) + "\n" + hint
         formatted += "<ol>" + "".join(f"<li>{_suited(label)}</li>" for label in labels) + "</ol>"
         formatted += f"<i>{html.escape(hint)}</i>"
-    return {"msgtype": "m.text", "body": body, "format": "org.matrix.custom.html", "formatted_body": formatted}
+    return {
+        "msgtype": "m.text",
+        "body": body,
+        "format": "org.matrix.custom.html",
+        "formatted_body": formatted,
+    }
 
 
 def replacement(original_event: str, new: dict[str, Any]) -> dict[str, Any]:
     """A message that replaces ``original_event`` in place (``m.replace``): clients show the new content."""
-    return {"msgtype": new["msgtype"], "body": "* " + new["body"], "format": new["format"],
-            "formatted_body": "* " + new["formatted_body"], "m.new_content": new,
-            "m.relates_to": {"rel_type": "m.replace", "event_id": original_event}}
+    return {
+        "msgtype": new["msgtype"],
+        "body": "* " + new["body"],
+        "format": new["format"],
+        "formatted_body": "* " + new["formatted_body"],
+        "m.new_content": new,
+        "m.relates_to": {"rel_type": "m.replace", "event_id": original_event},
+    }
 
 
 def notice(body: str) -> dict[str, Any]:

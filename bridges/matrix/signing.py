@@ -22,7 +22,7 @@ class BadSignature(Exception):
 def key(secret: str) -> bytes:
     """The HMAC key of a secret: the base64 after ``whsec_``, else the string's own bytes."""
     if secret.startswith("whsec_"):
-        return base64.b64decode(secret[len("whsec_"):], validate=True)
+        return base64.b64decode(secret[len("whsec_") :], validate=True)
     return secret.encode()
 
 
@@ -34,12 +34,17 @@ def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
 
 def headers(secret: str, msg_id: str, timestamp: int, body: bytes) -> dict[str, str]:
     """The headers that sign an inbound event for cinq."""
-    return {"webhook-id": msg_id, "webhook-timestamp": str(timestamp),
-            "webhook-signature": sign(secret, msg_id, timestamp, body), "content-type": "application/json"}
+    return {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": sign(secret, msg_id, timestamp, body),
+        "content-type": "application/json",
+    }
 
 
-def verify(secret: str, hdrs: Mapping[str, str], body: bytes, now: float,
-           tolerance_s: int = TOLERANCE_S) -> str:
+def verify(
+    secret: str, hdrs: Mapping[str, str], body: bytes, now: float, tolerance_s: int = TOLERANCE_S
+) -> str:
     """Check a callback from cinq; returns its ``webhook-id`` or raises :class:`BadSignature`."""
     msg_id, ts, sigs = (hdrs.get(h) for h in ("webhook-id", "webhook-timestamp", "webhook-signature"))
     if not msg_id or not ts or not sigs:

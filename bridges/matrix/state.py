@@ -68,8 +68,9 @@ class State:
 
     def posted(self, room: str, table: str, kind: str) -> str | None:
         """The event id a new table/hand message of ``table`` in ``room`` replaces."""
-        row = self.db.execute("SELECT event FROM posted WHERE room = ? AND tbl = ? AND kind = ?",
-                              (room, table, kind)).fetchone()
+        row = self.db.execute(
+            "SELECT event FROM posted WHERE room = ? AND tbl = ? AND kind = ?", (room, table, kind)
+        ).fetchone()
         return None if row is None else str(row[0])
 
     def pending(self, room: str) -> tuple[list[str], str | None]:
@@ -81,15 +82,22 @@ class State:
         """Whether callback ``msg_id`` was already shown."""
         return self.db.execute("SELECT 1 FROM done WHERE id = ?", (msg_id,)).fetchone() is not None
 
-    def shown(self, msg_id: str, room: str, locale: str, tokens: list[str] | None,
-              posted: tuple[str, str, str] | None = None) -> None:
+    def shown(
+        self,
+        msg_id: str,
+        room: str,
+        locale: str,
+        tokens: list[str] | None,
+        posted: tuple[str, str, str] | None = None,
+    ) -> None:
         """Record, in one transaction, that callback ``msg_id`` was shown in ``room``: the room's
         choices (``None`` keeps them, ``[]`` clears them) and the event later edits replace."""
         now = time.time()
         with self.db:
             if tokens is not None:
-                self.db.execute("INSERT OR REPLACE INTO pending VALUES (?, ?, ?)",
-                                (room, json.dumps(tokens), locale))
+                self.db.execute(
+                    "INSERT OR REPLACE INTO pending VALUES (?, ?, ?)", (room, json.dumps(tokens), locale)
+                )
             if posted is not None:
                 self.db.execute("INSERT OR REPLACE INTO posted VALUES (?, ?, ?, ?)", (room, *posted))
             self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))
