@@ -40,10 +40,12 @@ class Person:
         self.events: dict[str, list[tuple[float, dict[str, Any]]]] = {}
         self.current: dict[str, dict[str, Any]] = {}  # event id -> its content as last edited
         self.changed = asyncio.Event()
+        self.display_name = ""
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, display_name: str) -> Person:
         """Log in, set the display name and start syncing."""
+        self.display_name = display_name
         resp = await self.client.login(PASSWORD)
         assert isinstance(resp, LoginResponse), resp
         await self.client.set_displayname(display_name)
