@@ -264,6 +264,8 @@ class World:
         self.procs.clear()
 
 
+# No new message anywhere for this long (a loaded machine is slow, but not this slow): a lost move.
+STALL_S = 180
 FINISHED = ("The match is over", "Fin de la partida")
 _OPTION = __import__("re").compile(r"^(\d+)\. ", __import__("re").M)
 
@@ -311,7 +313,14 @@ async def play(
     await owner.say(group, "/start")
 
     moves, sends, handled = 0, [], {p.user_id: 0 for p in people}
+    seen, last_change = 0, time.monotonic()
     while not any(f in group_texts() for f in FINISHED):
+        # A lost move stalls the match: say so rather than wait for the suite's timeout.
+        now_seen = sum(len(p.events.get(r, [])) for p in people for r in p.events)
+        if now_seen != seen:
+            seen, last_change = now_seen, time.monotonic()
+        elif time.monotonic() - last_change > STALL_S:
+            raise TimeoutError(f"the match stalled after {moves} moves: nothing new for {STALL_S} s")
         acted = False
         for p in people:
             mine = [
