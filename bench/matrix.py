@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 from tools.matrix_world import World, play  # noqa: E402
 from tools.synapse import Synapse  # noqa: E402
 
-_MOVE_LINE = re.compile(r"^[^\n:]+: \S")
+# Every table update after a move says what the move was.
+_MOVE_LINE = re.compile(r"^(Last move|Última jugada): ", re.M)
 
 
 def _pct(xs: list[float], p: float) -> float:
@@ -63,7 +64,7 @@ def moves_shown(world: World, group: str) -> int:
     """The moves the group room's table showed (people's and the AI player's): one update each."""
     bodies = [(e["content"].get("m.new_content") or e["content"]).get("body", "")
               for _, e in world.people[1].from_bot(group, world.bot)]
-    return sum(1 for b in bodies if _MOVE_LINE.match(b))
+    return sum(1 for b in bodies if _MOVE_LINE.search(b))
 
 
 def report(game: str, r: dict[str, Any], sent: dict[str, int], moves: int, ref: list[float]) -> None:
