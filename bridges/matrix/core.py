@@ -1,0 +1,125 @@
+"""The bridge's decisions, between two interfaces: the Matrix homeserver and cinq's webhook.
+
+Inbound: a message in a room becomes a signed event for cinq (its ``webhook-id`` is the Matrix event
+id, so an event read again after a restart is not acted on twice); a bare number answers the room's
+numbered choices and becomes an ``action`` with that choice's token.  Outbound: a callback for a chat
+goes to that room, one for a person to their DM room (created when needed: a private message is never
+shown anywhere else); a table's table/hand message is edited in place (``m.replace``) rather than
+posted again, except a hand that asks for a move, which is posted anew so the person is notified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Protocol
+
+from bridges.matrix import render
+from bridges.matrix.state import State
+
+NUMBER = re.compile(r"^\s*(\d{1,3})\s*\.?\s*$")
+# Kinds whose last message is kept up to date in place.
+EDITED = ("table", "hand")
+
+
+class Homeserver(Protocol):
+    """What the bridge needs of Matrix (``homeserver.Matrix`` is the real one)."""
+
+    user_id: str
+
+    async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
+        """Send ``content`` to ``room``; the same ``txn_id`` is sent once; returns the event id."""
+        ...
+
+    async def create_dm(self, user: str) -> str:
+        """Create a direct-message room with ``user`` (invited); returns its id."""
+        ...
+
+
+class Cinq(Protocol):
+    """What the bridge needs of cinq: posting one signed inbound event."""
+
+    async def post(self, event: dict[str, Any], webhook_id: str) -> None:
+        """POST ``event``; returns once cinq took it (202, or a duplicate's first answer)."""
+        ...
+
+
+class Bridge:
+    """Maps Matrix messages to cinq events and cinq callbacks to Matrix messages."""
+
+    def __init__(self, state: State, matrix: Homeserver, cinq: Cinq, locale: str = "es") -> None:
+        self.state = state
+        self.matrix = matrix
+        self.cinq = cinq
+        self.locale = locale
+        self._dm_locks: dict[str, asyncio.Lock] = {}
+        # Matrix events this process sent, by kind ("send" or "edit"): the bench reads them.
+        self.sent = {"send": 0, "edit": 0}
+
+    async def on_text(self, room: str, sender: str, name: str, body: str, event_id: str) -> None:
+        """A person wrote ``body`` in ``room``: forward it to cinq (a number picks a choice)."""
+        if sender == self.matrix.user_id:
+            return
+        kind = self.state.room_kind(room)
+        base = {
+            "chat": {"id": room, "kind": kind},
+            "user": {"id": sender, "name": name[:128], "locale": self.locale},
+        }
+        number = NUMBER.match(body)
+        tokens, locale = self.state.pending(room)
+        if number and tokens:
+            n = int(number.group(1))
+            if not 1 <= n <= len(tokens):
+                line = render.text(locale or self.locale, "no_choice", n=n, k=len(tokens))
+                await self._send(room, render.notice(line), f"refuse-{event_id}", "send")
+                return
+            await self.cinq.post({"type": "action", **base, "token": tokens[n - 1]}, event_id)
+            return
+        await self.cinq.post({"type": "message", **base, "text": body[:4096]}, event_id)
+
+    async def on_invite(self, room: str, inviter: str, is_direct: bool) -> None:
+        """Remember what kind of room the bot was invited to (the caller joins it)."""
+        if is_direct:
+            self.state.set_room(room, "private", inviter)
+        elif self.state.room_kind(room) != "private":
+            self.state.set_room(room, "group")
+
+    async def on_callback(self, msg: dict[str, Any]) -> None:
+        """Show one callback from cinq (an OutboundMessage document); a repeated id is shown once."""
+        if self.state.is_done(msg["id"]):
+            return
+        to = msg["to"]
+        room = to["chat"]["id"] if "chat" in to else await self._dm(to["user"]["id"])
+        content = render.content(msg)
+        tokens = [b["token"] for b in msg.get("buttons") or []]
+        table, kind = msg.get("table"), msg["kind"]
+        txn = "cb-" + re.sub(r"[^A-Za-z0-9._-]", "_", msg["id"])
+        posted = None
+        if table and kind in EDITED:
+            original = self.state.posted(room, table, kind)
+            # A hand asking for a move is posted anew (a notification); every other update is an edit.
+            if original and not (kind == "hand" and tokens):
+                await self._send(room, render.replacement(original, content), txn, "edit")
+            else:
+                posted = (table, kind, await self._send(room, content, txn, "send"))
+        else:
+            await self._send(room, content, txn, "send")
+        # The numbers answer the last message that offered choices; a table or hand without any
+        # (another's turn) withdraws them, so a late number is refused instead of sent stale.
+        keep = tokens if tokens or kind in EDITED else None
+        self.state.shown(msg["id"], room, msg.get("locale") or self.locale, keep, posted)
+
+    async def _send(self, room: str, content: dict[str, Any], txn: str, what: str) -> str:
+        event = await self.matrix.send(room, content, txn)
+        self.sent[what] += 1
+        return event
+
+    async def _dm(self, user: str) -> str:
+        """The DM room of ``user``, created (once, even under concurrent callbacks) if missing."""
+        lock = self._dm_locks.setdefault(user, asyncio.Lock())
+        async with lock:
+            room = self.state.dm(user)
+            if room is None:
+                room = await self.matrix.create_dm(user)
+                self.state.set_room(room, "private", user)
+            return room

@@ -1,0 +1,138 @@
+"""The Matrix side, through matrix-nio: log in once (the token and device are kept), sync, accept
+invites, send and edit messages, create DM rooms.
+
+The bot keeps one device across restarts, so the homeserver deduplicates our transaction ids (a
+callback retried after a crash is not posted twice), and the sync token is stored after each batch
+has been handed to cinq (a restart reads on from there: nothing is lost, nothing acted on twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    InviteMemberEvent,
+    JoinError,
+    LoginResponse,
+    RoomCreateResponse,
+    RoomMessageText,
+    RoomPreset,
+    RoomSendResponse,
+    SyncResponse,
+)
+
+from bridges.matrix.state import State
+
+log = logging.getLogger("bridges.matrix")
+SYNC_TIMEOUT_MS = 30_000
+
+
+class MatrixError(Exception):
+    """The homeserver refused or failed a request (the caller retries later)."""
+
+
+class Matrix:
+    """The bot account on a homeserver (implements ``core.Homeserver``)."""
+
+    def __init__(self, homeserver: str, user: str, state: State) -> None:
+        self.user_id = user
+        self.state = state
+        self.client = AsyncClient(
+            homeserver, user, config=AsyncClientConfig(encryption_enabled=False, store_sync_tokens=False)
+        )
+
+    async def login(self, password: str, display_name: str) -> None:
+        """Reuse the stored access token and device, or log in with ``password`` and store them."""
+        token, device = self.state.get("access_token"), self.state.get("device_id")
+        if token and device:
+            self.client.restore_login(self.user_id, device, token)
+        else:
+            resp = await self.client.login(password, device_name="cinq bridge")
+            if not isinstance(resp, LoginResponse):
+                raise MatrixError(f"login failed: {resp}")
+            self.state.put("access_token", resp.access_token)
+            self.state.put("device_id", resp.device_id)
+        await self.client.set_displayname(display_name)
+
+    async def close(self) -> None:
+        """Close the HTTP session (the login stays valid for the next start)."""
+        await self.client.close()
+
+    async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
+        """Send an ``m.room.message``; returns its event id."""
+        resp = await self.client.room_send(room, "m.room.message", content, tx_id=txn_id)
+        if not isinstance(resp, RoomSendResponse):
+            raise MatrixError(f"send to {room} failed: {resp}")
+        return str(resp.event_id)
+
+    async def create_dm(self, user: str) -> str:
+        """A new private room with ``user`` invited, marked as direct."""
+        resp = await self.client.room_create(
+            is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
+        )
+        if not isinstance(resp, RoomCreateResponse):
+            raise MatrixError(f"creating a DM with {user} failed: {resp}")
+        return str(resp.room_id)
+
+    def name(self, room: str, user: str) -> str:
+        """The display name of ``user`` in ``room`` (their id when unknown)."""
+        r = self.client.rooms.get(room)
+        return (r.user_name(user) if r else None) or user
+
+    async def run(
+        self,
+        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
+        on_invite: Callable[[str, str, bool], Awaitable[None]],
+    ) -> None:
+        """Sync forever: accept invites, hand each person's text message to ``on_text``."""
+        since = self.state.get("since")
+        first = since is None
+        while True:
+            resp = await self.client.sync(timeout=SYNC_TIMEOUT_MS, since=since, full_state=first)
+            if not isinstance(resp, SyncResponse):
+                log.warning("sync failed: %s", resp)
+                await asyncio.sleep(2)
+                continue
+            try:
+                await self._handle(resp, on_text, on_invite, history=first)
+            except Exception:
+                # Read the same batch again: cinq answers events it already took as duplicates.
+                log.exception("a sync batch could not be handed on; reading it again")
+                await asyncio.sleep(1)
+                continue
+            since, first = resp.next_batch, False
+            self.state.put("since", since)
+
+    async def _handle(
+        self,
+        resp: SyncResponse,
+        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
+        on_invite: Callable[[str, str, bool], Awaitable[None]],
+        history: bool,
+    ) -> None:
+        for room, info in resp.rooms.invite.items():
+            for ev in info.invite_state:
+                if (
+                    isinstance(ev, InviteMemberEvent)
+                    and ev.state_key == self.user_id
+                    and ev.membership == "invite"
+                ):
+                    await on_invite(room, ev.sender, bool((ev.content or {}).get("is_direct")))
+            joined = await self.client.join(room)
+            if isinstance(joined, JoinError):
+                log.warning("could not join %s: %s", room, joined)
+        if history:
+            return  # the first sync's timelines are what was said before the bridge existed
+        for room, joined_info in resp.rooms.join.items():
+            for ev in joined_info.timeline.events:
+                if not isinstance(ev, RoomMessageText) or ev.sender == self.user_id:
+                    continue
+                relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
+                if relates.get("rel_type") == "m.replace":
+                    continue  # a person's edit of their own message is not a new command
+                await on_text(room, ev.sender, self.name(room, ev.sender), ev.body, ev.event_id)

@@ -1,0 +1,104 @@
+"""What the bridge must remember across restarts, in one SQLite file.
+
+- ``kv``: the bot's access token and device (so Matrix deduplicates our transaction ids across a
+  restart) and the sync token (so no message is read twice or missed).
+- ``rooms``: each room's kind (``private`` with one person, or ``group``); ``dms``: a person's DM room.
+- ``posted``: the Matrix event of a table's last table/hand message in a room, the one edits replace.
+- ``pending``: the action tokens a room may answer by number, and the room's language.
+- ``done``: callback ids already shown (cinq retries a callback whose answer it did not get).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, kind TEXT NOT NULL, user TEXT);
+CREATE TABLE IF NOT EXISTS dms (user TEXT PRIMARY KEY, room TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS posted (room TEXT, tbl TEXT, kind TEXT, event TEXT NOT NULL,
+                                   PRIMARY KEY (room, tbl, kind));
+CREATE TABLE IF NOT EXISTS pending (room TEXT PRIMARY KEY, tokens TEXT NOT NULL, locale TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
+"""
+# cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
+DONE_TTL_S = 24 * 3600
+
+
+class State:
+    """The bridge's state; every write is committed (and synced by SQLite) before it returns."""
+
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()
+
+    def get(self, key: str) -> str | None:
+        """A stored value (``access_token``, ``device_id``, ``since``)."""
+        row = self.db.execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, value: str) -> None:
+        """Store a value."""
+        self.db.execute("INSERT OR REPLACE INTO kv VALUES (?, ?)", (key, value))
+
+    def set_room(self, room: str, kind: str, user: str | None = None) -> None:
+        """Record a room's kind; a private room is also the DM of ``user``."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?, ?)", (room, kind, user))
+            if kind == "private" and user:
+                self.db.execute("INSERT OR REPLACE INTO dms VALUES (?, ?)", (user, room))
+
+    def room_kind(self, room: str) -> str:
+        """``private`` or ``group``; a room the bridge never heard of is a group (the safe side: a
+        group is never sent anyone's hand)."""
+        row = self.db.execute("SELECT kind FROM rooms WHERE room = ?", (room,)).fetchone()
+        return "group" if row is None else str(row[0])
+
+    def dm(self, user: str) -> str | None:
+        """The DM room of ``user``, if there is one."""
+        row = self.db.execute("SELECT room FROM dms WHERE user = ?", (user,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def posted(self, room: str, table: str, kind: str) -> str | None:
+        """The event id a new table/hand message of ``table`` in ``room`` replaces."""
+        row = self.db.execute(
+            "SELECT event FROM posted WHERE room = ? AND tbl = ? AND kind = ?", (room, table, kind)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def pending(self, room: str) -> tuple[list[str], str | None]:
+        """The tokens a number typed in ``room`` chooses among, and the room's last language."""
+        row = self.db.execute("SELECT tokens, locale FROM pending WHERE room = ?", (room,)).fetchone()
+        return ([], None) if row is None else (json.loads(row[0]), str(row[1]))
+
+    def is_done(self, msg_id: str) -> bool:
+        """Whether callback ``msg_id`` was already shown."""
+        return self.db.execute("SELECT 1 FROM done WHERE id = ?", (msg_id,)).fetchone() is not None
+
+    def shown(
+        self,
+        msg_id: str,
+        room: str,
+        locale: str,
+        tokens: list[str] | None,
+        posted: tuple[str, str, str] | None = None,
+    ) -> None:
+        """Record, in one transaction, that callback ``msg_id`` was shown in ``room``: the room's
+        choices (``None`` keeps them, ``[]`` clears them) and the event later edits replace."""
+        now = time.time()
+        with self.db:
+            if tokens is not None:
+                self.db.execute(
+                    "INSERT OR REPLACE INTO pending VALUES (?, ?, ?)", (room, json.dumps(tokens), locale)
+                )
+            if posted is not None:
+                self.db.execute("INSERT OR REPLACE INTO posted VALUES (?, ?, ?, ?)", (room, *posted))
+            self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))
+            self.db.execute("DELETE FROM done WHERE at < ?", (now - DONE_TTL_S,))

@@ -1,0 +1,67 @@
+"""Fakes of the Matrix bridge's two interfaces (``core.Homeserver``, ``core.Cinq``) and a callback
+builder, shared by the bridge's tests."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+
+class FakeMatrix:
+    """A homeserver that records what was sent; ``txn_id`` deduplicates as Matrix does."""
+
+    user_id = "@cinq:hs"
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        self.txns: dict[str, str] = {}
+        self.dms: list[str] = []
+        self.fail = False
+
+    async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
+        if self.fail:
+            raise RuntimeError("homeserver down")
+        if txn_id not in self.txns:
+            self.sent.append((room, content))
+            self.txns[txn_id] = f"$e{len(self.sent)}"
+        return self.txns[txn_id]
+
+    async def create_dm(self, user: str) -> str:
+        await asyncio.sleep(0)  # let a concurrent callback run in between
+        self.dms.append(user)
+        return f"!dm-{user}"
+
+
+class FakeCinq:
+    """cinq's webhook: records each event by webhook id (a repeated id is acted on once)."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, dict[str, Any]] = {}
+
+    async def post(self, event: dict[str, Any], webhook_id: str) -> None:
+        self.events.setdefault(webhook_id, event)
+
+
+def msg(
+    n: int,
+    *,
+    to: dict[str, Any] | None = None,
+    kind: str = "table",
+    table: str | None = "t1",
+    text: str = "Cinquillo · round 1",
+    buttons: list[tuple[str, str]] = (),
+    locale: str = "en",
+) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": f"wh-{n}",
+        "platform": "matrix",
+        "to": to or {"chat": {"id": "!group", "kind": "group"}},
+        "table": table,
+        "version": n,
+        "kind": kind,
+        "locale": locale,
+        "text": text,
+        "buttons": [{"label": lb, "token": tk} for lb, tk in buttons],
+        "view": None,
+    }

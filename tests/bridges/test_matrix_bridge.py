@@ -1,0 +1,169 @@
+"""The Matrix bridge's decisions, against fakes that implement its two interfaces (the homeserver and
+cinq's webhook), and its state across a reopen.  The real homeserver is in test_matrix_e2e.py."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bridges.matrix import render
+from bridges.matrix.core import Bridge
+from bridges.matrix.state import State
+from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, msg
+
+
+@pytest.fixture
+def world(tmp_path):
+    state = State(str(tmp_path / "state.sqlite3"))
+    m, c = FakeMatrix(), FakeCinq()
+    yield Bridge(state, m, c, locale="es"), m, c
+    state.close()
+
+
+HAND = {"user": {"id": "@ana:hs"}}
+
+
+async def test_a_table_message_is_posted_once_then_edited_in_place(world):
+    b, m, _ = world
+    await b.on_callback(msg(1, text="Ana takes seat 1"))
+    await b.on_callback(msg(2, text="Bea takes seat 2"))
+    (room1, first), (room2, edit) = m.sent
+    assert room1 == room2 == "!group" and first["body"] == "Ana takes seat 1"
+    assert edit["m.relates_to"] == {"rel_type": "m.replace", "event_id": "$e1"}
+    assert edit["m.new_content"]["body"] == "Bea takes seat 2" and edit["body"].startswith("* ")
+    assert b.sent == {"send": 1, "edit": 1}
+
+
+async def test_replies_and_other_tables_are_new_messages(world):
+    b, m, _ = world
+    await b.on_callback(msg(1))
+    await b.on_callback(msg(2, kind="reply", text="That is not your turn."))
+    await b.on_callback(msg(3, table="t2"))
+    assert all("m.relates_to" not in c for _, c in m.sent) and len(m.sent) == 3
+
+
+async def test_a_repeated_callback_is_shown_once(world):
+    b, m, _ = world
+    await b.on_callback(msg(1))
+    await b.on_callback(msg(1))
+    assert len(m.sent) == 1
+
+
+async def test_a_private_message_goes_to_the_persons_dm_created_once(world):
+    b, m, _ = world
+    await asyncio.gather(
+        b.on_callback(msg(1, to=HAND, kind="hand")), b.on_callback(msg(2, to=HAND, kind="reply"))
+    )
+    assert m.dms == ["@ana:hs"]
+    assert {room for room, _ in m.sent} == {"!dm-@ana:hs"}  # G-1: never the group
+    assert b.state.room_kind("!dm-@ana:hs") == "private"
+
+
+async def test_a_hand_asking_for_a_move_is_posted_anew_and_numbered(world):
+    b, m, _ = world
+    await b.on_callback(msg(1, to=HAND, kind="hand", text="Not your turn."))
+    await b.on_callback(
+        msg(
+            2,
+            to=HAND,
+            kind="hand",
+            text="Your turn.",
+            buttons=[("5 of coins", "tok5"), ("King of <cups>", "tok12")],
+        )
+    )
+    content = m.sent[-1][1]
+    assert "m.relates_to" not in content
+    assert content["body"].endswith(
+        "1. 5 of coins\n2. King of <cups>\nAnswer with the number of your choice."
+    )
+    assert (
+        "<li>5 🪙 coins</li>" in content["formatted_body"]
+        and "King of &lt;🏆 cups&gt;" in content["formatted_body"]
+    )
+
+
+async def test_a_number_answers_the_rooms_choices_with_their_token(world):
+    b, _, c = world
+    await b.on_callback(
+        msg(1, to=HAND, kind="hand", buttons=[("5 of coins", "tok5"), ("6 of coins", "tok6")])
+    )
+    await b.on_text("!dm-@ana:hs", "@ana:hs", "Ana", " 2 ", "$ev1")
+    assert c.events["$ev1"] == {
+        "type": "action",
+        "chat": {"id": "!dm-@ana:hs", "kind": "private"},
+        "user": {"id": "@ana:hs", "name": "Ana", "locale": "es"},
+        "token": "tok6",
+    }
+
+
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        ("en", "There is no option 3: answer with a number from 1 to 2."),
+        ("es", "No hay ninguna opción 3: responde con un número del 1 al 2."),
+    ],
+)
+async def test_a_number_out_of_range_is_refused_in_the_rooms_language_and_sends_nothing(world, locale, line):
+    b, m, c = world
+    await b.on_callback(msg(1, to=HAND, kind="hand", locale=locale, buttons=[("a", "t1"), ("b", "t2")]))
+    await b.on_text("!dm-@ana:hs", "@ana:hs", "Ana", "3", "$ev1")
+    assert m.sent[-1] == ("!dm-@ana:hs", {"msgtype": "m.notice", "body": line})
+    assert c.events == {}
+
+
+async def test_a_table_without_choices_withdraws_them(world):
+    b, _, c = world
+    await b.on_callback(msg(1, to=HAND, kind="hand", buttons=[("a", "t1")]))
+    await b.on_callback(msg(2, to=HAND, kind="hand"))  # another's turn now
+    await b.on_text("!dm-@ana:hs", "@ana:hs", "Ana", "1", "$ev1")
+    assert c.events["$ev1"]["type"] == "message" and c.events["$ev1"]["text"] == "1"
+
+
+async def test_text_is_forwarded_with_the_room_kind_and_the_bots_own_is_ignored(world):
+    b, m, c = world
+    await b.on_invite("!dm", "@bea:hs", is_direct=True)
+    await b.on_invite("!g", "@bea:hs", is_direct=False)
+    await b.on_text("!g", "@bea:hs", "Bea", "/new cinquillo", "$1")
+    await b.on_text("!dm", "@bea:hs", "Bea", "/hand", "$2")
+    await b.on_text("!unknown", "@bea:hs", "Bea", "/help", "$3")
+    await b.on_text("!g", m.user_id, "Cinquillo", "/new 535", "$4")
+    assert [(e["chat"]["kind"], e["text"]) for e in c.events.values()] == [
+        ("group", "/new cinquillo"),
+        ("private", "/hand"),
+        ("group", "/help"),
+    ]
+    assert b.state.dm("@bea:hs") == "!dm"
+
+
+async def test_a_failed_send_is_not_marked_shown_so_the_retry_shows_it(world):
+    b, m, _ = world
+    m.fail = True
+    with pytest.raises(RuntimeError):
+        await b.on_callback(msg(1))
+    m.fail = False
+    await b.on_callback(msg(1))
+    assert len(m.sent) == 1
+
+
+async def test_the_state_survives_a_restart(tmp_path):
+    path = str(tmp_path / "s.sqlite3")
+    state, m = State(path), FakeMatrix()
+    b = Bridge(state, m, FakeCinq())
+    await b.on_callback(msg(1, to=HAND, kind="hand", buttons=[("a", "tok-a")]))
+    state.put("since", "s42")
+    state.close()
+    again, c = State(path), FakeCinq()
+    b2 = Bridge(again, m, c)
+    await b2.on_callback(msg(1, to=HAND, kind="hand"))  # a retry after the restart: already shown
+    await b2.on_text("!dm-@ana:hs", "@ana:hs", "Ana", "1", "$x")
+    assert len(m.sent) == 1 and m.dms == ["@ana:hs"]
+    assert c.events["$x"]["token"] == "tok-a" and again.get("since") == "s42"
+    again.close()
+
+
+def test_replacement_keeps_the_new_content_whole():
+    new = render.content(msg(1, text="a\n<b>"))
+    assert new["formatted_body"] == "a<br>&lt;b&gt;"
+    r = render.replacement("$orig", new)
+    assert r["m.new_content"] == new and r["m.relates_to"]["event_id"] == "$orig"
