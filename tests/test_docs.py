@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
 # A rule id as docs and tests write it: a game letter, a hyphen, a number.
 _ID = re.compile(r"\b([CFG])-(\d+)\b")
-# A rule id in a test's name: test_c3_..., test_g1_...
-_ID_IN_NAME = re.compile(r"\bdef test_([cfg])(\d+)_")
+# A rule id in a test's name: test_C_3_..., test_c3_..., test_g1_...
+_ID_IN_NAME = re.compile(r"\bdef test_([CFGcfg])_?(\d+)_")
 # Where rules.md defines a rule: its id in bold at the start of a list item.
 _DEFINED = re.compile(r"^- \*\*([CFG])-(\d+)\b", re.MULTILINE)
 
