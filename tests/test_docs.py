@@ -78,3 +78,17 @@ def test_no_doc_cites_a_rule_book_or_design_outside_the_repository() -> None:
     citing = [str(p.relative_to(ROOT)) for p in docs
               if re.search(r"\b(RULES|DESIGN)\.md\b", p.read_text(encoding="utf-8"))]
     assert not citing, f"these docs cite RULES.md or DESIGN.md, not docs/rules.md or docs/design.md: {citing}"
+
+
+_REDIS_WRITE = re.compile(r"\.redis\.(set|hset|hsetnx|sadd|srem|zadd|zrem|xadd|xack|delete|unlink|expire|incr"
+                          r"|incrby|hincrby|lpush|rpush|eval|evalsha|register_script|execute_command)\(")
+
+
+def test_adapters_write_redis_only_where_architecture_md_says() -> None:
+    # docs/architecture.md: adapters keep their Redis state through the service's modules, except
+    # the terminal's language preference.  A new direct write must be documented (and listed here).
+    writes = sorted(f"{p.relative_to(ROOT)}:{m.group(1)}" for p in sorted((ROOT / "adapters").rglob("*.py"))
+                    for m in _REDIS_WRITE.finditer(p.read_text(encoding="utf-8")))
+    assert writes == ["adapters/terminal/play.py:hset"]
+    architecture = " ".join((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split())
+    assert "the terminal writes its player's language preference" in architecture
