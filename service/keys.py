@@ -1,10 +1,17 @@
-"""Every Redis key of the service, in one place.
+"""The names of the service's core Redis keys: tables, outboxes, deadlines, commands, workers, indexes.
 
-A table lives in bucket ``b = crc32(table id) % buckets``; the keys that one Lua call touches all carry
-the hash tag ``{b}`` so that they are in one Redis Cluster slot.  Command streams and dead letters are
-sharded apart from the buckets (``{c<s>}``): the worker only XREADGROUPs/XACKs them, never inside a
-script.  Derived indexes (room → table, player → tables, locale preference) have tags of their own and
-are written outside the scripts: they can be rebuilt from the event streams.
+A table lives in bucket ``b = crc32(table id) % buckets``; its keys, and the outbox and deadlines of
+its bucket, carry the hash tag ``{b}``, so that the table scripts (append, load, the gateway's reply)
+touch one Redis Cluster slot.  Command streams and dead letters are sharded apart from the buckets
+(``{c<s>}``): the worker only XREADGROUPs/XACKs them, never inside a script.  Shard leases share the
+workers' tag (``{workers}``).  Derived indexes (room → table, player → tables and stats) and the
+player's locale preference have tags of their own and are written outside the table scripts: the
+indexes can be rebuilt from the event streams, the preference cannot.
+
+Not every key is named here: modules with keys of their own name them in their docstrings, each
+under a tag of its own and the same ``prefix`` — ``service.inbound`` (``in:``, ``rl:``: webhook
+answers and rate limits), ``service.delivery`` (``dlv:``: per-platform dead letters, replays,
+leases) and ``service.platform_state`` (``pf:``: what a chat adapter must remember).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The chat command protocol (DESIGN.md), parsed once here for every chat adapter.
+"""The chat command protocol (docs/design.md), parsed once here for every chat adapter.
 
 ``parse_command("/move 5 O")`` gives ``Command("move", {"move": "5o"})``; bad input raises
 :class:`ProtocolError` with a stable ``code`` (translated by ``service.i18n`` as ``error.<code>``)
@@ -99,7 +99,7 @@ _LOCALE_ALIASES: dict[str, str] = {
     "en": "en", "ingles": "en", "english": "en",
 }
 
-# Option words: presets, and the Cinquillo variants in English and Spanish (RULES.md).
+# Option words: presets, and the Cinquillo variants in English and Spanish (docs/rules.md).
 _PRESETS: dict[str, str] = {"clasico": "clasico", "tradicional": "tradicional"}
 _FLAGS: dict[str, tuple[str, Any]] = {
     "chips": ("chips", True), "pago": ("chips", True), "fichas": ("chips", True),

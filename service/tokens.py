@@ -1,4 +1,4 @@
-"""Signed action tokens: what a button carries instead of a move (DESIGN.md, the outbox).
+"""Signed action tokens: what a button carries instead of a move (docs/design.md, the outbox).
 
 A token binds a move to one table, seat and table version, and is signed with HMAC-SHA256 so that
 a client cannot forge or alter one.  Telegram's callback data holds at most 64 bytes, so the token

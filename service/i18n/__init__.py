@@ -10,25 +10,38 @@ build step and no compiled file in the repository.
 Placeholders are ``{name}``-style, filled with ``str.format``.  A missing key or placeholder never
 raises: the key (or the ``{placeholder}``) shows in the text, and ``tests/service/test_i18n.py``
 catches it before a player does.
+
+A message with a count has plural forms (gettext's ``msgid_plural`` / ``msgstr[n]``, chosen by the
+catalogue's ``Plural-Forms`` header through ``ngettext``).  Its entry names the parameter that
+holds the count in an extracted comment, ``#. count: n``, so callers pass parameters as for any
+other message (``translate("es", "table.bots_added", n=1, level=...)``) and :func:`translate` picks
+the form.  The count may be an int or the digits of one (deferred text renders its parameters to
+strings first); without a usable count the last (plural) form is used, its placeholder left visible.
 """
 
 from __future__ import annotations
 
 import gettext
 import io
+import re
 import string
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-__all__ = ["DEFAULT", "SUPPORTED", "domains", "msgids", "pick_locale", "placeholders", "translate"]
+__all__ = ["DEFAULT", "SUPPORTED", "domains", "msgids", "pick_locale", "placeholders", "plurals",
+           "translate"]
 
 SUPPORTED = ("es", "en")
 DEFAULT = "en"
 LOCALES_DIR = Path(__file__).parent / "locales"
+
+# The extracted comment that names a plural entry's count parameter ("#. count: n").
+_COUNT_COMMENT = re.compile(r"count:\s*([A-Za-z_]\w*)")
 
 # Languages of Spain other than Spanish: their speakers read Spanish, and we have no catalogue.
 _SPANISH_LIKE = frozenset({"es", "ca", "gl", "eu", "ast", "an", "oc"})
@@ -55,15 +68,22 @@ def domains() -> tuple[str, ...]:
 @cache
 def _catalog(locale: str, domain: str) -> gettext.GNUTranslations | None:
     """The compiled catalogue of one locale and domain, or None when it has no ``.po`` file."""
-    path = LOCALES_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
-    if not path.is_file():
+    catalog = _read(locale, domain)
+    if catalog is None:
         return None
-    with path.open("rb") as f:
-        catalog = read_po(f, locale=locale, domain=domain)
     buffer = io.BytesIO()
     write_mo(buffer, catalog)
     buffer.seek(0)
     return gettext.GNUTranslations(buffer)
+
+
+@cache
+def _read(locale: str, domain: str) -> Catalog | None:
+    path = LOCALES_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        return read_po(f, locale=locale, domain=domain)
 
 
 def msgids(domain: str, locale: str = DEFAULT) -> set[str]:
@@ -73,17 +93,58 @@ def msgids(domain: str, locale: str = DEFAULT) -> set[str]:
 
 @cache
 def _msgids(domain: str, locale: str) -> frozenset[str]:
-    path = LOCALES_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
-    if not path.is_file():
+    catalog = _read(locale, domain)
+    if catalog is None:
         return frozenset()
-    with path.open("rb") as f:
-        return frozenset(str(m.id) for m in read_po(f, locale=locale, domain=domain) if m.id)
+    # a plural entry's id is the pair (msgid, msgid_plural): its key is the first
+    return frozenset(str(m.id[0] if isinstance(m.id, tuple) else m.id) for m in catalog if m.id)
 
 
-def _lookup(locale: str, msgid: str) -> str | None:
+def plurals(domain: str, locale: str = DEFAULT) -> dict[str, tuple[str, str | None]]:
+    """The plural entries of ``domain`` in ``locale``: msgid -> (msgid_plural, count parameter).
+
+    The count parameter is the one the entry's ``#. count: <name>`` comment names (None without).
+    """
+    return dict(_plurals(locale, domain))
+
+
+@cache
+def _plurals(locale: str, domain: str) -> dict[str, tuple[str, str | None]]:
+    # cached and shared: never mutated (plurals() hands out a copy)
+    catalog = _read(locale, domain)
+    if catalog is None:
+        return {}
+    out: dict[str, tuple[str, str | None]] = {}
+    for m in catalog:
+        if isinstance(m.id, tuple):
+            found = (_COUNT_COMMENT.search(c) for c in m.auto_comments)
+            name = next((f.group(1) for f in found if f), None)
+            out[str(m.id[0])] = (str(m.id[1]), name)
+    return out
+
+
+def _count(value: Any) -> int | None:
+    """A count parameter as an int: an int, or a str of digits; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        return int(value)
+    return None
+
+
+def _lookup(locale: str, msgid: str, params: dict[str, Any]) -> str | None:
     for domain in domains():
         catalog = _catalog(locale, domain)
         if catalog is None:
+            continue
+        plural = _plurals(locale, domain).get(msgid)
+        if plural is not None:
+            plural_id, name = plural
+            n = _count(params.get(name)) if name else None
+            # No usable count: the plural form (2 selects it in both catalogues' Plural-Forms).
+            text = catalog.ngettext(msgid, plural_id, 2 if n is None else n)
+            if text not in (msgid, plural_id):  # the ids themselves: no translation here
+                return text
             continue
         text = catalog.gettext(msgid)
         # gettext answers the msgid itself when it has no entry; our texts never equal their keys.
@@ -106,9 +167,9 @@ def translate(locale: str | None, msgid: str, **params: Any) -> str:
     A key missing in ``locale`` falls back to English, then to the key itself: it never raises.
     """
     chosen = locale if locale in SUPPORTED else pick_locale(locale)
-    text = _lookup(chosen, msgid)
+    text = _lookup(chosen, msgid, params)
     if text is None and chosen != DEFAULT:
-        text = _lookup(DEFAULT, msgid)
+        text = _lookup(DEFAULT, msgid, params)
     if text is None:
         return msgid
     try:

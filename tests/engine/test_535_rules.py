@@ -1,4 +1,4 @@
-"""535 rules, one test (or several) per rule id of RULES.md (F-1..F-14, G-1..G-3).
+"""535 rules, one test (or several) per rule id of docs/rules.md (F-1..F-14, G-1..G-3).
 
 Hands are built by hand (``hands=``) and the tests assert exact legal-move lists and outcomes.
 Seat 0 leads the first round (F-13).  Cards in no hand are out of play.

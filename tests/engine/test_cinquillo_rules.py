@@ -1,4 +1,4 @@
-"""One or more tests per Cinquillo rule (RULES.md C-1..C-13, G-1..G-3), from hands built by hand."""
+"""One or more tests per Cinquillo rule (docs/rules.md C-1..C-13, G-1..G-3), from hands built by hand."""
 
 from __future__ import annotations
 

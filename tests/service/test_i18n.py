@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 
-from service.i18n import SUPPORTED, domains, msgids, pick_locale, placeholders, translate
+from service.i18n import SUPPORTED, domains, msgids, pick_locale, placeholders, plurals, translate
 from service.i18n.reasons import error_text, illegal_text
 from service.protocol import ProtocolError, parse_command
 
@@ -155,3 +156,70 @@ def test_illegal_text_with_the_engine_params(locale: str) -> None:
     es = illegal_text("es", "cinquillo", "not_playable",
                       {"card": "3o", "reason": "not_adjacent", "needed": ["4o", "10o"]})
     assert es == "3 de oros no se puede jugar: en ese palo solo entra 4 de oros o Sota de oros."
+
+
+# --- plural forms (gettext's msgid_plural / msgstr[n], picked with ngettext) -----------------------
+
+def _catalogue_files() -> list[Path]:
+    return sorted((ROOT / "service" / "i18n" / "locales").glob("*/LC_MESSAGES/*.po"))
+
+
+@pytest.mark.parametrize("path", _catalogue_files(), ids=lambda p: f"{p.parts[-3]}/{p.name}")
+def test_every_catalogue_declares_two_plural_forms(path: Path) -> None:
+    # Without the header Babel would take CLDR's rules (three forms for es), and msgstr[1] would
+    # not be the form for 2.
+    assert '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"' in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("domain", _ALL_DOMAINS)
+def test_plural_entries_are_the_same_in_both_languages_and_name_their_count(domain: str) -> None:
+    es, en = plurals(domain, "es"), plurals(domain, "en")
+    assert es == en
+    for loc in SUPPORTED:
+        with (ROOT / "service" / "i18n" / "locales" / loc / "LC_MESSAGES" / f"{domain}.po").open("rb") as f:
+            forms = {m.id[0]: m.string for m in read_po(f) if isinstance(m.id, tuple)}
+        assert forms.keys() == en.keys()
+        for msgid, (_plural_id, count) in en.items():
+            assert count, f"{msgid}: no '#. count: <param>' comment"
+            one, many = forms[msgid]
+            # the count shows in both forms, and both forms take the same parameters
+            assert count in placeholders(one) and placeholders(one) == placeholders(many), (loc, msgid)
+            assert one != many, f"{loc} {msgid}: the singular is the plural"
+
+
+def test_plural_entries_exist() -> None:
+    found = set().union(*(plurals(d) for d in _ALL_DOMAINS))
+    assert {"table.bots_added", "refusal.player_count", "table.started"} <= found
+
+
+@pytest.mark.parametrize(("locale", "n", "expected"), [
+    ("es", 1, "Se sienta 1 jugador IA (nivel medio)."),
+    ("es", 2, "Se sientan 2 jugadores IA (nivel medio)."),
+    ("es", 5, "Se sientan 5 jugadores IA (nivel medio)."),
+    ("en", 1, "1 AI player sits down (level medium)."),
+    ("en", 2, "2 AI players sit down (level medium)."),
+    ("en", 0, "0 AI players sit down (level medium)."),
+])
+def test_bots_added_agrees_with_its_count(locale: str, n: int, expected: str) -> None:
+    level = translate(locale, "level.medium")
+    assert translate(locale, "table.bots_added", n=n, level=level) == expected
+    # deferred text renders its parameters to strings first: the digits count as well
+    assert translate(locale, "table.bots_added", n=str(n), level=level) == expected
+
+
+def test_deferred_text_picks_the_form_when_the_message_is_read() -> None:
+    from service import text
+    item = text.t("table.bots_added", n=1, level=text.t("level.easy"))
+    assert text.render(item, "es") == "Se sienta 1 jugador IA (nivel fácil)."
+    assert text.render(item, "en") == "1 AI player sits down (level easy)."
+    many = text.t("refusal.player_count", players=7)
+    assert text.render(many, "es") == "No se puede jugar con 7 jugadores con estas opciones."
+    assert text.render(text.t("refusal.player_count", players=1), "en") == (
+        "This game cannot be played by 1 player with these options.")
+
+
+@pytest.mark.parametrize("count", [None, "many", True, "١"])
+def test_a_plural_message_without_a_usable_count_takes_the_plural_and_never_raises(count: object) -> None:
+    params = {} if count is None else {"n": count}
+    out = translate("es", "table.bots_added", level="x", **params)
+    assert out.startswith("Se sientan ") and out.endswith(" jugadores IA (nivel x).")

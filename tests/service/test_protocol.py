@@ -1,4 +1,4 @@
-"""The chat command protocol (DESIGN.md): every command, alias, refusal code and move normalisation."""
+"""The chat command protocol (docs/design.md): every command, alias, refusal code and move normalisation."""
 
 from __future__ import annotations
 
