@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 import engine
-from service import text
+from service import chats, text
 from service.commands import TableCommand
 from service.events import (
     BotsAdded,
@@ -267,6 +267,8 @@ def refusal_line(refused: Refused, game: str | None = None) -> text.Item:
     """The text of a refusal; an illegal move is explained with the engine's reason (G-2)."""
     if refused.code == "illegal":
         return text.illegal(game, refused.illegal or "illegal", refused.params)
+    if refused.code == "wrong_chat" and refused.params.get("command") in chats.restricted():
+        return text.t(f"wrong_chat.{refused.params['command']}")  # says where it belongs
     return text.t(f"refusal.{refused.code}", **refused.params)
 
 
