@@ -76,3 +76,12 @@ def configure(level: str = "INFO", stream: Any = None) -> None:
 def get(name: str = "cinq") -> Any:
     """A logger bound to a component name."""
     return structlog.get_logger(component=name)
+
+
+def error_text(exc: BaseException, limit: int = 300) -> str:
+    """A caught error for a log line or a problem document: ``"ClassName: message"`` on one line,
+    at most ``limit`` characters.  ``repr`` is not enough: redis-py's errors repr as their class
+    alone, which hides the server's own message ("OOM command not allowed...")."""
+    message = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
