@@ -52,8 +52,8 @@ class ProtocolError(Exception):
 
     ``code`` is stable (``not_a_command``, ``other_bot``, ``too_long``, ``unknown_command``,
     ``missing_argument``, ``unexpected_argument``, ``bad_argument``, ``unknown_game``,
-    ``bad_option``, ``wrong_chat``); ``params`` are the values its message names (``command``, ``name``, ``value``,
-    ``game``, ``option``, ``limit``, ``bot``).
+    ``bad_option``, ``wrong_chat``); ``params`` are the values its message names (``command``,
+    ``name``, ``value``, ``game``, ``option``, ``limit``, ``bot``, ``chat``).
     """
 
     def __init__(self, code: str, **params: Any) -> None:

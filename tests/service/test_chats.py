@@ -34,7 +34,9 @@ def test_every_chat_command_has_its_chat_kinds_and_only_those():
 @pytest.mark.parametrize("name,kind", _REFUSED)
 def test_a_command_refused_somewhere_says_where_it_belongs_in_both_languages(name, kind):
     assert f"wrong_chat.{name}" in msgids("messages", "es") & msgids("messages", "en")
-    error = pytest.raises(ProtocolError, parse_command, f"/{name} 535", chat=kind).value
+    with pytest.raises(ProtocolError) as raised:
+        parse_command(f"/{name} 535", chat=kind)
+    error = raised.value
     assert error.code == "wrong_chat" and error.params["command"] == name
     es, en = error_text("es", error), error_text("en", error)
     assert es != en and "wrong_chat" not in es + en
@@ -42,7 +44,9 @@ def test_a_command_refused_somewhere_says_where_it_belongs_in_both_languages(nam
 
 def test_play_in_a_group_is_refused_pointing_to_new_and_accepted_in_private():
     for text in ("/play 535", "/jugar cinquillo", "/PLAY@cinqbot 535 players=3"):
-        error = pytest.raises(ProtocolError, parse_command, text, chat="group").value
+        with pytest.raises(ProtocolError) as raised:
+            parse_command(text, chat="group")
+        error = raised.value
         assert "/new" in error_text("en", error) and "/nueva" in error_text("es", error)
     assert parse_command("/play 535", chat="private").name == "play"
     assert parse_command("/new 535", chat="group").name == "new"

@@ -214,7 +214,8 @@ def test_ai_tick_plays_the_ai_seat_and_a_stale_tick_does_nothing():
 
 
 def test_turn_timer_plays_for_the_person_and_hands_the_seat_over_after_k_timeouts():
-    t = run(None, cmd("play", room=private(ANA), game="cinquillo", options={"turn": 30}, players=2), now=0).after
+    t = run(None, cmd("play", room=private(ANA), game="cinquillo", options={"turn": 30}, players=2),
+            now=0).after
     now, timeouts = 0.0, 0
     while t.status == RUNNING and timeouts < 2:
         mover = t.to_move()

@@ -116,7 +116,8 @@ def check_no_leaks(messages, states: dict[int, Table], seed: str, stored=()) -> 
             if visible & others:
                 js = scanned.model_dump_json()
                 i = js.find(sorted(visible & others)[0])
-                raise AssertionError(f"cards of other hands shown: {visible & others}: {js[max(0, i - 300):i + 50]}")
+                shown = js[max(0, i - 300):i + 50]
+                raise AssertionError(f"cards of other hands shown: {visible & others}: {shown}")
             for code in others:
                 assert _name(code, m.locale) not in m.text
         checked += 1

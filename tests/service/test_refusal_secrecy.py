@@ -41,7 +41,7 @@ def _five35_moves() -> list[str]:
         moves += [f"play {r}", f"play {r} {r}", f"add {r}", f"add {r} {r}"]
         if i + 2 < len(RANKS):
             moves.append(f"play {r} {RANKS[i + 1]} {RANKS[i + 2]}")
-    return moves + ["play 1 2 3 4", "play 7 9"]
+    return [*moves, "play 1 2 3 4", "play 7 9"]
 
 
 MOVES = {"cinquillo": _cinquillo_moves(), "535": _five35_moves()}
