@@ -5,6 +5,7 @@ redis-server of the test's own, made to refuse writes with ``CONFIG SET maxmemor
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import json
 import logging
@@ -12,7 +13,7 @@ import logging
 import pytest
 
 from service import logs
-from tests.adapters.webhook.support import PLATFORM, Harness, event
+from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
 
 EVENTS = f"/v1/platforms/{PLATFORM}/events".encode()
 BAD_REQUESTS = {
@@ -100,3 +101,25 @@ async def test_a_full_store_is_a_503_store_full_with_the_stores_message(own_redi
         assert status == 202
     finally:
         await h.close()
+
+
+async def test_a_platform_ties_callbacks_to_its_request_as_the_readme_says(fake_redis):
+    """The README's recipe: ``wh-`` + 24 hex digits of SHA-256 of "<platform>\\n<webhook-id>" is the
+    request's command id, and each callback it caused has the id ``<command id>:<n>``."""
+    platform = FakePlatform()
+    await platform.start()
+    h = await Harness(fake_redis, platform.url).start()
+    try:
+        wids = {"help": "req-help-1", "new": "req-new-1"}
+        for text, wid in (("/help", wids["help"]), ("/new cinquillo", wids["new"])):
+            status, _, body = await h.client.post(event(text), wid=wid)
+            expected = "wh-" + hashlib.sha256(f"{PLATFORM}\n{wid}".encode()).hexdigest()[:24]
+            assert status == 202 and body["command_id"] == expected
+        for text, wid in wids.items():
+            cid = "wh-" + hashlib.sha256(f"{PLATFORM}\n{wid}".encode()).hexdigest()[:24]
+            got = await platform.wait_for(lambda cid=cid: [m for m in platform.received
+                                                           if m["id"].startswith(cid + ":")])
+            assert [m["id"] for m in got] == [f"{cid}:0"], text
+    finally:
+        await h.close()
+        await platform.close()
