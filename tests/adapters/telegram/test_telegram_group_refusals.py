@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-import engine
 import pytest
 
+import engine
 from service.i18n import translate
 from service.i18n.render import card_name
 from service.identities import Room
