@@ -230,6 +230,7 @@ def _problems(log: Any) -> Callable[..., Any]:
         except web.HTTPException as e:
             if e.status < 400:
                 raise
+            log.info("refused", path=request.path, status=e.status, code="http")
             return problem(e.status, "http", e.reason, e.text or e.reason, headers={
                 k: v for k, v in e.headers.items() if k.lower() == "allow"})
         except Exception as e:

@@ -123,3 +123,16 @@ async def test_a_platform_ties_callbacks_to_its_request_as_the_readme_says(fake_
     finally:
         await h.close()
         await platform.close()
+
+
+async def test_a_route_or_method_refusal_is_a_problem_document_and_one_log_line(fake_redis, log_lines):
+    h = await Harness(fake_redis, "http://127.0.0.1:9/").start(deliver=False, work=False)
+    try:
+        async with h.session.get(f"{h.client.base_url}/nope") as r:
+            assert r.status == 404 and r.content_type == "application/problem+json"
+        async with h.session.get(f"{h.client.base_url}/v1/platforms/{PLATFORM}/events") as r:
+            assert r.status == 405 and r.content_type == "application/problem+json"
+        lines = [json.loads(line) for line in log_lines.getvalue().splitlines()]
+        assert [(line["event"], line["status"]) for line in lines] == [("refused", 404), ("refused", 405)]
+    finally:
+        await h.close()
