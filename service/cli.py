@@ -77,7 +77,8 @@ async def _serve(settings: Settings, adapters: bool) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
-    runner = await start(make_app(rt.redis, rt.metrics), settings.http_host, settings.http_port)
+    runner = await start(make_app(rt.redis, rt.metrics, rt.gateway.keys.probe("worker")),
+                         settings.http_host, settings.http_port)
     tasks.append(asyncio.create_task(rt.worker.run()))
     # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
     tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))

@@ -49,6 +49,10 @@ class Keys:
         """The set of command ids the table has processed (idempotency)."""
         return f"{self.prefix}t:{{{self.bucket(table)}}}:{table}:done"
 
+    def probe(self, role: str) -> str:
+        """The key a role's readiness check writes (``service.health``), expiring by itself."""
+        return f"{self.prefix}probe:{role}"
+
     def outbox(self, bucket: int) -> str:
         """The outbox stream of a bucket."""
         return f"{self.prefix}out:{{{bucket}}}"

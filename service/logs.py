@@ -79,6 +79,9 @@ def get(name: str = "cinq") -> Any:
 
 
 def error_text(exc: BaseException, limit: int = 300) -> str:
-    """An error for a log line or a problem document: its class *and* its message (redis-py's
-    ``repr`` of an error is the class alone, e.g. ``OutOfMemoryError()``, which loses the reason)."""
-    return f"{type(exc).__name__}: {exc}"[:limit]
+    """A caught error for a log line or a problem document: ``"ClassName: message"`` on one line,
+    at most ``limit`` characters.  ``repr`` is not enough: redis-py's errors repr as their class
+    alone, which hides the server's own message ("OOM command not allowed...")."""
+    message = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -26,6 +26,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from service import chats
+
 MAX_LENGTH = 512
 """Longest text accepted, in characters: a command is short; anything longer is noise or abuse."""
 
@@ -50,8 +52,8 @@ class ProtocolError(Exception):
 
     ``code`` is stable (``not_a_command``, ``other_bot``, ``too_long``, ``unknown_command``,
     ``missing_argument``, ``unexpected_argument``, ``bad_argument``, ``unknown_game``,
-    ``bad_option``); ``params`` are the values its message names (``command``, ``name``, ``value``,
-    ``game``, ``option``, ``limit``, ``bot``).
+    ``bad_option``, ``wrong_chat``); ``params`` are the values its message names (``command``,
+    ``name``, ``value``, ``game``, ``option``, ``limit``, ``bot``, ``chat``).
     """
 
     def __init__(self, code: str, **params: Any) -> None:
@@ -150,12 +152,14 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def parse_command(text: str, *, bot: str | None = None) -> Command:
+def parse_command(text: str, *, bot: str | None = None, chat: str | None = None) -> Command:
     """Parse one chat message into a :class:`Command`; raise :class:`ProtocolError` if it is not one.
 
     ``bot`` is the adapter's own bot username (Telegram): a command addressed to another bot in a
     group (``/join@OtherBot``) raises ``other_bot``, which the adapter should ignore silently.
-    Without ``bot`` any ``@suffix`` is accepted and dropped.
+    Without ``bot`` any ``@suffix`` is accepted and dropped.  ``chat``, the kind of chat the text
+    was sent in (``private`` or ``group``): a command not for that kind (``service.chats``) raises
+    ``wrong_chat`` with ``command`` its canonical name; without ``chat`` the kind is not checked.
     """
     if not isinstance(text, str):
         raise ProtocolError("not_a_command")
@@ -175,6 +179,8 @@ def parse_command(text: str, *, bot: str | None = None) -> Command:
     name = _COMMANDS.get(_fold(raw_name))
     if name is None:
         raise ProtocolError("unknown_command", command=raw_name)
+    if chat is not None and not chats.allowed(name, chat):
+        raise ProtocolError("wrong_chat", command=name, chat=chat)
     return Command(name, _PARSERS[name](name, words))
 
 

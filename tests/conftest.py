@@ -8,6 +8,7 @@ skipped, unless ``CINQ_REQUIRE_REAL_REDIS=1`` (CI), which makes them fail instea
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -84,6 +85,35 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
         yield url
     finally:
         local_cluster.stop(procs)
+
+
+@pytest.fixture
+async def own_redis() -> AsyncIterator[aioredis.Redis]:
+    """A client on a ``redis-server`` of this test alone, for tests that reconfigure the server
+    (``CONFIG SET maxmemory`` to make it refuse writes) and must not disturb the shared one."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if REQUIRE_REAL:
+            pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no redis-server binary")
+        pytest.skip("needs redis-server")
+    port = free_port()
+    proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
+                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = aioredis.from_url(f"redis://127.0.0.1:{port}/0")
+    try:
+        for _ in range(200):
+            try:
+                await r.ping()
+                break
+            except aioredis.ConnectionError:
+                await asyncio.sleep(0.05)
+        else:
+            pytest.fail("redis-server did not start")
+        yield r
+    finally:
+        await r.aclose()
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture

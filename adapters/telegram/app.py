@@ -130,7 +130,8 @@ class TelegramBot:
     def http_app(self) -> web.Application:
         """The role's HTTP app: the webhook (webhook mode) and health, readiness and metrics."""
         app = self.webhook_app() if self.tg.public_url else web.Application()
-        return add_routes(app, self.redis, self.metrics, ready=self.health.problem)
+        return add_routes(app, self.redis, self.metrics, ready=self.health.problem,
+                          probe_key=self.gateway.keys.probe("telegram"))
 
     async def deliver(self) -> None:
         """Deliver outbox messages until :attr:`stop` is set (the slots left dirty by a restart first)."""

@@ -201,7 +201,7 @@ class Sender:
                 try:
                     await self.state.clear_dirty(PLATFORM, op.chat, op.table, op.slot, op.rank)
                 except Exception as exc:  # only a restart would send it again: harmless
-                    self.log.warning("clear_dirty_failed", chat=chat_id, error=repr(exc)[:200])
+                    self.log.warning("clear_dirty_failed", chat=chat_id, error=logs.error_text(exc, 200))
             chat.queue.popleft()
             for fut in item.done:
                 if not fut.done():
@@ -229,7 +229,7 @@ class Sender:
                 try:
                     await self.on_migrate(chat_id, new)
                 except Exception as exc:  # the call is made to the new id anyway
-                    self.log.warning("migrate_failed", chat=chat_id, error=repr(exc)[:200])
+                    self.log.warning("migrate_failed", chat=chat_id, error=logs.error_text(exc, 200))
             item.busy = False
             return False  # again, to the new id
         except TelegramForbiddenError:
@@ -237,20 +237,20 @@ class Sender:
                 try:
                     await self.on_forbidden(item.op)
                 except Exception as exc:  # the notice is best effort; the queue goes on
-                    self.log.warning("forbidden_notice_failed", chat=chat_id, error=repr(exc)[:200])
+                    self.log.warning("forbidden_notice_failed", chat=chat_id, error=logs.error_text(exc, 200))
         except (TelegramNetworkError, TelegramServerError) as e:
             item.attempts += 1
             if item.attempts < MAX_TRANSIENT:
                 item.busy = False
                 await asyncio.sleep(min(0.2 * 2 ** item.attempts, 5.0))
                 return False
-            self.log.error("gave_up", chat=chat_id, error=repr(e)[:200])
+            self.log.error("gave_up", chat=chat_id, error=logs.error_text(e, 200))
         except TelegramBadRequest as e:
             self.log.error("bad_request", chat=chat_id, error=e.message[:200])
         except asyncio.CancelledError:
             raise
         except Exception as e:  # anything else: logged, and the queue goes on
-            self.log.error("send_failed", chat=chat_id, error=repr(e)[:200])
+            self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
 
     async def _hold_until(self, t: float) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, generate_latest
 from pydantic import ValidationError
-from redis.exceptions import RedisError
+from redis.exceptions import OutOfMemoryError, RedisError
 
 from adapters.webhook import signing
 from adapters.webhook.config import WebhookSettings
@@ -78,6 +78,17 @@ def problem(status: int, code: str, title: str, detail: str, headers: dict[str, 
     body = {"type": f"urn:cinq:problem:{code}", "title": title, "status": status, "detail": detail, **extra}
     return web.Response(status=status, body=json.dumps(body).encode(), content_type=PROBLEM,
                         headers=headers)
+
+
+def store_problem(e: BaseException) -> web.Response:
+    """The 503 of an event the store did not take: full (Redis refuses writes for lack of memory,
+    ``store_full``) or unreachable or failing (``store_unavailable``), with the store's own message."""
+    if isinstance(e, OutOfMemoryError):
+        code, title = "store_full", "Service store full"
+        what = "the service's store is full and refuses writes"
+    else:
+        code, title, what = "store_unavailable", "Service unavailable", "the service's store is unavailable"
+    return problem(503, code, title, f"{what} ({logs.error_text(e, 200)}); retry later", {"Retry-After": "1"})
 
 
 def command_id(platform: str, webhook_id: str) -> str:
@@ -138,10 +149,9 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
             log.info("refused", platform=name, status=r.status, code=r.code)
         except (RedisError, OSError) as e:
             # Nothing was acted on (or the answer was forgotten): the platform's retry will act.
-            status = 503
-            resp = problem(503, "unavailable", "Service unavailable",
-                           "the service could not take the event now; retry later", {"Retry-After": "1"})
-            log.warning("unavailable", platform=name, error=repr(e)[:200])
+            status, resp = 503, store_problem(e)
+            log.warning("store_full" if isinstance(e, OutOfMemoryError) else "store_unavailable",
+                        platform=name, error=logs.error_text(e, 200))
         known = settings.platform(name) is not None
         metrics.inbound.labels(name if known else "(unknown)", str(status)).inc()
         return resp
@@ -207,7 +217,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
     app = web.Application(client_max_size=settings.max_body_bytes + 1, middlewares=[_problems(log)])
     app.router.add_post(EVENTS_ROUTE, events)
     app.router.add_get("/openapi.json", openapi_view)
-    return add_routes(app, redis, metrics)
+    return add_routes(app, redis, metrics, probe_key=gateway.keys.probe("webhook"))
 
 
 def _problems(log: Any) -> Callable[..., Any]:
@@ -220,10 +230,11 @@ def _problems(log: Any) -> Callable[..., Any]:
         except web.HTTPException as e:
             if e.status < 400:
                 raise
+            log.info("refused", path=request.path, status=e.status, code="http")
             return problem(e.status, "http", e.reason, e.text or e.reason, headers={
                 k: v for k, v in e.headers.items() if k.lower() == "allow"})
         except Exception as e:
-            log.error("failed", path=request.path, error=repr(e)[:300])
+            log.error("failed", path=request.path, error=logs.error_text(e))
             return problem(503, "unavailable", "Service unavailable",
                            "the service could not take the event now; retry later", {"Retry-After": "1"})
 

@@ -22,6 +22,7 @@ from aiohttp import web
 from adapters.webhook.app import WebhookMetrics, make_app
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.sender import Sender
+from adapters.webhook.server import ProblemRunner
 from service import logs
 from service.delivery import Delivery, DeliveryOptions
 from service.gateway import Gateway
@@ -62,7 +63,7 @@ class WebhookAdapter:
                     deliver: bool = True) -> None:
         """Serve HTTP (``port`` 0: any free port, then see :attr:`port`) and start the deliveries."""
         if http:
-            self._runner = web.AppRunner(self.app, access_log=None)
+            self._runner = ProblemRunner(self.app, access_log=None)
             await self._runner.setup()
             site = web.TCPSite(self._runner, host or self.ws.host, self.ws.port if port is None else port)
             await site.start()

@@ -35,8 +35,10 @@ OUTBOUND_EXAMPLE = {
     "view": {"game": "cinquillo", "seat": 0, "hand": ["5c", "4o", "12e"], "to_move": 0},
 }
 
-PROBLEMS = {
-    "400": ("Malformed event", "user.id: Field required", "malformed"),
+PROBLEMS: dict[str, Any] = {
+    "400": [("Malformed event", "user.id: Field required", "malformed"),
+            ("Bad request", "the request could not be read as HTTP: BadHttpMessage: 400, message: "
+             "Invalid header value char", "bad_request")],
     "401": ("Bad or missing signature", "no webhook-signature matches a secret of this platform",
             "signature_mismatch"),
     "404": ("Unknown platform", "no platform called 'nope' is registered", "unknown_platform"),
@@ -44,15 +46,26 @@ PROBLEMS = {
     "413": ("Body too large", "the body must be at most 16384 bytes", "too_large"),
     "415": ("Unsupported media type", "the body must be application/json, not text/plain", "not_json"),
     "429": ("Too many requests", "this sender may send 5 events per second; retry later", "rate_limited"),
-    "503": ("Service unavailable", "the service could not take the event now; retry later", "unavailable"),
+    "503": [("Service unavailable", "the service's store is unavailable (ConnectionError: Error 111 "
+             "connecting to redis:6379. Connection refused.); retry later", "store_unavailable"),
+            ("Service store full", "the service's store is full and refuses writes (OutOfMemoryError: "
+             "command not allowed when used memory > 'maxmemory'.); retry later", "store_full"),
+            ("Service unavailable", "the service could not take the event now; retry later", "unavailable")],
 }
+"""Each refusal status with its problem types: (title, an example detail, the type's last part)."""
 
 
 def _problem(status: str) -> dict[str, Any]:
-    title, detail, code = PROBLEMS[status]
-    example = {"type": f"urn:cinq:problem:{code}", "title": title, "status": int(status), "detail": detail}
-    out: dict[str, Any] = {"description": title, "content": {"application/problem+json": {
-        "schema": {"$ref": REF.format(model="Problem")}, "example": example}}}
+    kinds = PROBLEMS[status] if isinstance(PROBLEMS[status], list) else [PROBLEMS[status]]
+    media: dict[str, Any] = {"schema": {"$ref": REF.format(model="Problem")}}
+    examples = {code: {"type": f"urn:cinq:problem:{code}", "title": title, "status": int(status),
+                       "detail": detail} for title, detail, code in kinds}
+    if len(examples) == 1:
+        media["example"] = next(iter(examples.values()))
+    else:
+        media["examples"] = {code: {"summary": ex["title"], "value": ex} for code, ex in examples.items()}
+    out: dict[str, Any] = {"description": " / ".join(dict.fromkeys(t for t, _, _ in kinds)),
+                           "content": {"application/problem+json": media}}
     if status in ("429", "503"):
         out["headers"] = {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}}
     return out

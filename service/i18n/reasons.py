@@ -22,6 +22,8 @@ __all__ = ["error_text", "illegal_text"]
 def error_text(locale: str | None, error: ProtocolError) -> str:
     """The reply to a refused command: the error's message, with the argument named in words and
     the command's usage line (``error.missing_argument`` -> "Falta el juego… Uso: /nueva …")."""
+    if error.code == "wrong_chat" and f"wrong_chat.{error.params.get('command')}" in _known():
+        return translate(locale, f"wrong_chat.{error.params['command']}")  # says where it belongs
     params: dict[str, Any] = dict(error.params)
     if "name" in params:
         params["name"] = translate(locale, f"arg.{params['name']}")

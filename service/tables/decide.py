@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import engine
+from service import chats
 from service.commands import TableCommand
 from service.events import (
     BotsAdded,
@@ -103,6 +104,9 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     handler = _HANDLERS.get(cmd.name)
     if handler is None:
         raise Refused("unknown_command", command=cmd.name)
+    if cmd.room is not None and not chats.allowed(cmd.name, cmd.room.kind):
+        # The gateway's parser checks the same table; this holds for a command that came another way.
+        raise Refused("wrong_chat", command=cmd.name, chat=cmd.room.kind)
     if table is None and not cmd.creates_table:
         raise Refused("no_table", table=cmd.table)
     b = _Builder(table, cmd.table, ctx.now)

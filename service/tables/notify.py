@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 import engine
-from service import text
+from service import chats, text
 from service.commands import TableCommand
 from service.events import (
     BotsAdded,
@@ -36,6 +36,7 @@ from service.events import (
 )
 from service.identities import Player, Room
 from service.tables.decide import Decision, Refused
+from service.tables.secrecy import is_private
 from service.tables.state import FINISHED, RUNNING, Table
 from service.tokens import issue_many
 
@@ -270,15 +271,25 @@ def refusal_line(refused: Refused, game: str | None = None) -> text.Item:
     """The text of a refusal; an illegal move is explained with the engine's reason (G-2)."""
     if refused.code == "illegal":
         return text.illegal(game, refused.illegal or "illegal", refused.params)
+    if refused.code == "wrong_chat" and refused.params.get("command") in chats.restricted():
+        return text.t(f"wrong_chat.{refused.params['command']}")  # says where it belongs
     return text.t(f"refusal.{refused.code}", **refused.params)
 
 
 def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -> list[Wire]:
-    """The one reply a refused command gets (its stream stays untouched)."""
+    """The reply a refused command gets (its stream stays untouched).  A refusal that may say
+    something about the sender's hand (:func:`secrecy.is_private`) sent in a group goes to the sender
+    alone, where their hand goes, and the group is told only that the move was refused (G-1)."""
     game = table.game if table else None
     out = _Out(cmd, table.id if table else cmd.table, table.version if table else 0, game)
     out.code = refused.code
-    out.add(reply_to(cmd), cmd.locale, "reply", [refusal_line(refused, game)])
+    line = refusal_line(refused, game)
+    if cmd.room is not None and cmd.room.kind == "group" and cmd.actor is not None and is_private(refused):
+        out.add(_to(player=cmd.actor), cmd.locale, "reply", [line])
+        out.add(_to(room=cmd.room), cmd.locale, "reply",
+                [text.t("refusal.move_refused_private", name=_person(cmd.actor))])
+    else:
+        out.add(reply_to(cmd), cmd.locale, "reply", [line])
     return out.messages
 
 

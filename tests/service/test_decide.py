@@ -20,7 +20,7 @@ from service.events import (
 from service.tables.decide import Refused, commitment, decide
 from service.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
 from service.tokens import issue
-from tests.service.support import ANA, BEA, CAL, DAN, OTHER_GROUP, SECRET, cmd, context
+from tests.service.support import ANA, BEA, CAL, DAN, OTHER_GROUP, SECRET, cmd, context, private
 
 
 def run(table, command, **kw):
@@ -54,7 +54,7 @@ def test_new_creates_a_lobby_with_its_creator_seated():
 
 
 def test_play_seats_ai_players_and_starts_at_once():
-    d = run(None, cmd("play", game="535", options={}, players=3))
+    d = run(None, cmd("play", room=private(ANA), game="535", options={}, players=3))
     assert [type(e) for e in d.events] == [TableCreated, PlayerJoined, BotsAdded, MatchStarted]
     assert d.after.status == RUNNING and [s.human for s in d.after.seats] == [True, False, False]
 
@@ -70,7 +70,7 @@ def test_refusal_bad_options(options):
 
 
 def test_refusal_bad_player_count():
-    refused(None, cmd("play", game="cinquillo", options={}, players=9), "bad_options")
+    refused(None, cmd("play", room=private(ANA), game="cinquillo", options={}, players=9), "bad_options")
 
 
 def test_refusal_no_table():
@@ -204,7 +204,7 @@ def test_refusal_unknown_command():
 
 
 def test_ai_tick_plays_the_ai_seat_and_a_stale_tick_does_nothing():
-    t = run(None, cmd("play", game="cinquillo", options={}, players=2)).after
+    t = run(None, cmd("play", room=private(ANA), game="cinquillo", options={}, players=2)).after
     if t.seats[t.to_move()].human:
         t = run(t, cmd("move", move=engine.legal_moves(t.engine)[0])).after
     assert not t.seats[t.to_move()].human
@@ -214,7 +214,8 @@ def test_ai_tick_plays_the_ai_seat_and_a_stale_tick_does_nothing():
 
 
 def test_turn_timer_plays_for_the_person_and_hands_the_seat_over_after_k_timeouts():
-    t = run(None, cmd("play", game="cinquillo", options={"turn": 30}, players=2), now=0).after
+    t = run(None, cmd("play", room=private(ANA), game="cinquillo", options={"turn": 30}, players=2),
+            now=0).after
     now, timeouts = 0.0, 0
     while t.status == RUNNING and timeouts < 2:
         mover = t.to_move()
@@ -234,7 +235,7 @@ def test_turn_timer_plays_for_the_person_and_hands_the_seat_over_after_k_timeout
 
 
 def test_a_whole_match_ends_with_match_finished():
-    t = run(None, cmd("play", game="535", options={}, players=2)).after
+    t = run(None, cmd("play", room=private(ANA), game="535", options={}, players=2)).after
     for _ in range(2000):
         if t.status != RUNNING:
             break

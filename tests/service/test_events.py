@@ -8,7 +8,7 @@ import engine
 from service.events import MovePlayed, PlayerJoined, TableCreated, decode, encode
 from service.tables.decide import decide
 from service.tables.state import evolve, from_snapshot, to_snapshot
-from tests.service.support import ANA, GROUP, cmd, context
+from tests.service.support import ANA, GROUP, cmd, context, private
 
 
 def test_every_event_round_trips_through_its_envelope():
@@ -37,7 +37,7 @@ def test_an_envelope_without_a_version_is_read_as_v1():
 
 
 def test_a_table_snapshot_restores_an_equal_table():
-    t = decide(None, cmd("play", game="cinquillo", options={}, players=4), context()).after
+    t = decide(None, cmd("play", room=private(ANA), game="cinquillo", options={}, players=4), context()).after
     t = evolve(t, MovePlayed(seat=t.to_move(), move=engine.legal_moves(t.engine)[0], cause="player"))
     back = from_snapshot(json.loads(json.dumps(to_snapshot(t))))
     assert engine.snapshot(back.engine) == engine.snapshot(t.engine)
@@ -49,7 +49,7 @@ def test_the_messages_notify_writes_are_valid_outbox_messages():
     from service.tables.decide import Refused
     from service.tables.notify import messages_for, refusal_messages
 
-    c = cmd("play", game="535", options={}, players=2)
+    c = cmd("play", room=private(ANA), game="535", options={}, players=2)
     d = decide(None, c, context())
     wires = messages_for(d, c, b"k") + refusal_messages(c, Refused("not_your_turn", table="t"), d.after)
     msgs = [Message.model_validate(json.loads(json.dumps(w))).rendered() for w in wires]
@@ -62,7 +62,7 @@ def test_a_fold_from_a_cached_table_does_not_change_the_cached_table():
     from service.events import MovePlayed as Moved
     from service.tables.repository import fold
 
-    t = decide(None, cmd("play", game="cinquillo", options={}, players=2), context()).after
+    t = decide(None, cmd("play", room=private(ANA), game="cinquillo", options={}, players=2), context()).after
     before = engine.snapshot(t.engine)
     played = Moved(seat=t.to_move(), move=engine.legal_moves(t.engine)[0], cause="player")
     move = encode(played, at=1, cmd="x")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
@@ -9,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from service import logs
-from service.health import make_app
+from service.health import PROBE_TTL_MS, make_app, write_probe
 from service.metrics import Metrics
 from tests.service.support import ANA, Harness
 
@@ -19,6 +20,51 @@ class DownRedis:
 
     async def ping(self):
         raise ConnectionError("connection refused")
+
+    async def set(self, *args, **kwargs):
+        raise ConnectionError("connection refused")
+
+
+class StuckRedis:
+    """A Redis that takes a connection and never answers."""
+
+    async def set(self, *args, **kwargs):
+        await asyncio.Event().wait()
+
+
+async def test_ready_only_while_redis_takes_writes(own_redis):  # a real redis-server of its own
+    async with TestClient(TestServer(make_app(own_redis, Metrics(), "pfx:probe:worker"))) as client:
+        resp = await client.get("/readyz")
+        assert resp.status == 200 and (await resp.json()) == {"status": "ready"}
+        assert 0 < await own_redis.pttl("pfx:probe:worker") <= PROBE_TTL_MS  # it expires by itself
+        await own_redis.config_set("maxmemory", 1)  # Redis answers, and refuses every write (OOM)
+        try:
+            assert await own_redis.ping()
+            resp = await client.get("/readyz")
+            body = await resp.json()
+            assert resp.status == 503 and body["status"] == "unavailable"
+            assert body["error"].startswith("store: OutOfMemoryError: ") and "maxmemory" in body["error"]
+        finally:
+            await own_redis.config_set("maxmemory", 0)
+        assert (await client.get("/readyz")).status == 200
+        assert (await client.get("/healthz")).status == 200
+
+
+async def test_the_write_probe_is_bounded():
+    failed = await write_probe(StuckRedis(), "probe:worker", timeout_s=0.05)
+    assert failed is not None and "did not take a write" in failed
+    assert await write_probe(DownRedis(), "probe:worker") == "ConnectionError: connection refused"
+
+
+def test_error_text_carries_the_servers_message():
+    from redis.exceptions import OutOfMemoryError
+
+    e = OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
+    assert "maxmemory" not in repr(e)  # why the helper: redis-py's repr is the class alone
+    assert logs.error_text(e) == "OutOfMemoryError: command not allowed when used memory > 'maxmemory'."
+    assert logs.error_text(ValueError("two\n lines")) == "ValueError: two lines"
+    assert logs.error_text(KeyError()) == "KeyError"
+    assert len(logs.error_text(ValueError("x" * 1000), 50)) == 50
 
 
 async def test_health_ready_and_metrics(fake_redis):

@@ -17,7 +17,7 @@ _LITERAL_USE = re.compile(r"""\b(?:translate|_t)\(\s*[^,()"']+,\s*["']([A-Za-z0-
 _ALL_DOMAINS = domains()
 
 PROTOCOL_CODES = ("not_a_command", "other_bot", "too_long", "unknown_command", "missing_argument",
-                  "unexpected_argument", "bad_argument", "unknown_game", "bad_option")
+                  "unexpected_argument", "bad_argument", "unknown_game", "bad_option", "wrong_chat")
 CINQUILLO_CODES = ("bad_notation", "not_in_hand", "must_open_with_5o", "not_playable", "blocked",
                    "cannot_pass", "game_over")
 FIVE35_CODES = ("bad_notation", "not_in_hand", "leader_cannot_pass", "not_a_pile", "too_many_cards",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import engine
+from service.i18n import translate
 from service.i18n.render import card_name
 from service.tables.replay import verify
 from service.tables.repository import history
@@ -17,6 +18,9 @@ from service.tables.state import Table, evolve
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens
 
 PEOPLE = [ANA, BEA, CAL]
+# Moves a person may type, legal or not.
+TYPED = {"cinquillo": [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)],
+         "535": [f"play {r}" for r in (1, 5, 9, 12)] + ["play 7 7", "add 2", "play 3 4 5", "add 15 15"]}
 
 
 _HANDS: dict[tuple[int, int], tuple[Any, ...]] = {}
@@ -58,6 +62,17 @@ def _hands(view: Any) -> list[Any]:
     return found
 
 
+def _named_in_refusal(m) -> set[str]:
+    named: set[str] = set()
+    for line in m.lines:
+        if isinstance(line, dict) and "illegal" in line:
+            p = line.get("p") or {}
+            for key in ("card", "cards", "needed"):
+                v = p.get(key)
+                named |= set(v) if isinstance(v, list) else ({v} if isinstance(v, str) else set())
+    return named
+
+
 def check_no_leaks(messages, states: dict[int, Table], seed: str, stored=()) -> int:
     checked = 0
     # The moves a command made are announced with it, even when a new deal then puts the same card
@@ -87,6 +102,10 @@ def check_no_leaks(messages, states: dict[int, Table], seed: str, stored=()) -> 
         if t.game == "cinquillo":
             others = {c for i in range(t.engine.players) if i != seat
                       for c in _hand(t, i)} - played.get(m.id.rsplit(":", 1)[0], set())
+            if m.to.player is not None:
+                # A refusal tells its person the card they typed themselves, and which cards the
+                # table would take (public): neither is a leak.
+                others -= _named_in_refusal(m)
             # Earlier rounds' moves are public and their cards were dealt again since: not scanned.
             # Action tokens are opaque (their base-36 version may read "1b"): their moves are checked
             # instead, below.
@@ -97,18 +116,42 @@ def check_no_leaks(messages, states: dict[int, Table], seed: str, stored=()) -> 
             if visible & others:
                 js = scanned.model_dump_json()
                 i = js.find(sorted(visible & others)[0])
-                raise AssertionError(f"cards of other hands shown: {visible & others}: {js[i - 300:i + 50]}")
+                shown = js[max(0, i - 300):i + 50]
+                raise AssertionError(f"cards of other hands shown: {visible & others}: {shown}")
             for code in others:
                 assert _name(code, m.locale) not in m.text
         checked += 1
     return checked
 
 
+def check_private_refusals(messages) -> int:
+    """A refused move whose reason is told in private (it may name or betray a card) leaves the
+    room only the neutral line; returns how many such refusals there were."""
+    by_command: dict[str, list] = {}
+    for m in messages:
+        by_command.setdefault(m.id.rsplit(":", 1)[0], []).append(m)
+    found = 0
+    for msgs in by_command.values():
+        private = [m for m in msgs if m.code == "illegal" and m.to.player is not None]
+        if not private:
+            continue
+        found += 1
+        (to_player,) = private
+        person = next(p for p in PEOPLE if p.same(to_player.to.player))
+        neutral = {translate(loc, "refusal.move_refused_private", name=person.name) for loc in ("es", "en")}
+        rooms = [m for m in msgs if m.to.room is not None]
+        assert rooms and all(m.text in neutral for m in rooms), [m.text for m in rooms]
+    return found
+
+
+@pytest.mark.parametrize("locale", ["es", "en"])
 @pytest.mark.parametrize("game,text", [("cinquillo", "/new cinquillo"), ("535", "/new 535"),
                                        ("cinquillo", "/new cinquillo tradicional doble")])
-async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, text):
+async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, text, locale):
     h = Harness(any_redis)
     rng = random.Random(7)
+    for p in PEOPLE:
+        await h.send(p, f"/lang {locale}")
     await h.send(ANA, text)
     table = await h.table_of()
     for p in PEOPLE[1:]:
@@ -125,6 +168,8 @@ async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, 
             await h.send(next(p for p in PEOPLE if not p.same(person)), f"/move {hand.actions[0].move}")
         elif roll < 0.1:
             await h.send(person, "/hand")
+        elif roll < 0.15:  # a typed move that may be refused, in the group: pass, or any move
+            await h.send(person, "/move " + rng.choice(["pass", *TYPED[game]]))
         elif roll < 0.3:
             await h.send(person, f"/move {rng.choice(hand.actions).move}")
         else:
@@ -134,6 +179,7 @@ async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, 
     assert verify(stored).ok
     seed = next(s.event.seed for s in stored if type(s.event).__name__ == "MatchStarted")
     assert check_no_leaks(h.messages, _states(stored), seed, stored) > 20
+    assert check_private_refusals(h.messages) > 0
 
 
 def test_card_tokens_do_not_find_1o_inside_11o():

@@ -170,7 +170,10 @@ async def test_refusal_not_your_turn_and_illegal_move(h):
     msgs = await unchanged(h, table, lambda: h.send(waiter, "/move 5o"))
     assert reply(msgs) == translate("en", "refusal.not_your_turn", table=table)
     msgs = await unchanged(h, table, lambda: h.send(mover, "/move pass"))
-    assert reply(msgs) and reply(msgs) != "illegal.illegal"
+    # The reason names the mover's playable cards: it goes to them alone, the group gets a neutral line.
+    [private] = [m for m in msgs if m.kind == "reply" and m.to.player is not None]
+    assert private.to.player.same(mover) and private.text.startswith("You cannot pass")
+    assert reply(to(msgs, GROUP)) == translate("en", "refusal.move_refused_private", name=mover.name)
 
 
 async def test_refusal_wrong_seat_stale_and_forged_tokens(h):

@@ -96,3 +96,19 @@ async def test_not_ready_when_redis_does_not_answer(fake_redis):
 class _DownRedis:
     async def ping(self) -> None:
         raise ConnectionError("connection refused")
+
+    async def set(self, *args: object, **kwargs: object) -> None:
+        raise ConnectionError("connection refused")
+
+
+async def test_not_ready_while_redis_answers_but_refuses_writes(own_redis):
+    async with World(own_redis, transport="polling") as w:
+        await _until(w, 200)
+        await own_redis.config_set("maxmemory", 1)  # every write refused: OOM
+        try:
+            assert await own_redis.ping()
+            body = await _until(w, 503)
+            assert "OutOfMemoryError" in body["error"] and "maxmemory" in body["error"]
+        finally:
+            await own_redis.config_set("maxmemory", 0)
+        await _until(w, 200)

@@ -214,6 +214,8 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
             status, hdrs, body = await Client(s, f"http://127.0.0.1:{port}").post(event("/join"))
         assert status == 503 and hdrs["Content-Type"].startswith("application/problem+json")
         assert body["title"] == "Service unavailable" and hdrs["Retry-After"] == "1"
+        assert body["type"] == "urn:cinq:problem:store_unavailable"
+        assert body["detail"].startswith("the service's store is unavailable (ConnectionError: ")
     finally:
         await runner.cleanup()
         await nowhere.aclose()
@@ -243,7 +245,17 @@ def test_the_openapi_examples_validate_against_the_models():
                 Accepted.model_validate(media["example"])
             else:
                 assert media_type == "application/problem+json"
-                assert Problem.model_validate(media["example"]).status == int(status)
+                examples = [media["example"]] if "example" in media else [
+                    e["value"] for e in media["examples"].values()]
+                assert all(Problem.model_validate(e).status == int(status) for e in examples)
+    # Every problem type the adapter answers is documented.
+    documented = {e["type"] for resp in post["responses"].values()
+                  for kind, media in resp.get("content", {}).items() if kind == "application/problem+json"
+                  for e in ([media["example"]] if "example" in media else
+                            [x["value"] for x in media.get("examples", {}).values()])}
+    for code in ("bad_request", "store_unavailable", "store_full", "unavailable", "malformed",
+                 "rate_limited", "too_large", "id_reused", "not_json", "unknown_platform"):
+        assert f"urn:cinq:problem:{code}" in documented, code
 
 
 async def test_an_action_event_is_forwarded_with_its_token(fake_redis):
