@@ -65,8 +65,8 @@ def test_the_documented_patterns_match_the_key_builders():
     k = Keys(16, 2, "")
     built = [k.events("abc"), k.snap("abc"), k.done("abc"), k.outbox(3), k.due(3), k.commands(1), k.dead(1),
              k.bell(), k.worker_members(), k.shard_lease(1), k.room("tg", "-1"), k.player_tables("tg", "1"),
-             k.player_prefs("tg", "1"), k.player_stats("tg", "1"), k.seen(3, "c1"), k.room_refused("tg", "-1", "abc"),
-             retention.lock_key(k)]
+             k.player_prefs("tg", "1"), k.player_stats("tg", "1"), k.seen(3, "c1"),
+             k.room_refused("tg", "-1", "abc"), retention.lock_key(k)]
     pats = [pattern(d) for d in documented()]
     assert [b for b in built if not any(p.fullmatch(b) for p in pats)] == []
     assert not pattern("t:{b}:<table>:events").fullmatch("t:{1}:abc:snap")
