@@ -10,6 +10,9 @@ import time
 
 import redis as sync_redis
 
+# A stop must end before compose SIGKILLs (30 s after SIGTERM); a quiet machine takes well under 1 s.
+STOP_S = 30.0
+
 
 def _serve(extra: dict[str, str]) -> subprocess.Popen:
     env = {**os.environ, "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "INFO", "CINQ_BUCKETS": "16",
@@ -54,7 +57,7 @@ def test_sigterm_stops_serve_on_a_real_redis(real_redis_url):
             raise AssertionError("cinq serve did not start: " + proc.stderr.read().decode()[-1000:])
         rc, took = _stop(proc)
         assert rc == 0, proc.stderr.read().decode()[-1000:]
-        assert took < 5, took
+        assert took < STOP_S, took
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -76,4 +79,4 @@ def test_sigterm_stops_serve_on_the_embedded_store():
     assert proc.poll() is None
     rc, took = _stop(proc)
     assert rc == 0, proc.stderr.read().decode()[-1000:]
-    assert took < 5, took
+    assert took < STOP_S, took

@@ -33,7 +33,9 @@ from tools.loopback import free_port, refuses_connections
 GROUP = -1007
 PERSON = 507
 GROUP_INTERVAL_S = 30.0  # a running table's second edit is held this long, unless the bot stops
-BOUND_S = 10.0  # a stop takes at most this long (the bot's own bound is 8 s, within `cinq serve`'s 10 s)
+# A stop must end before compose SIGKILLs (30 s after SIGTERM). The bot bounds its own flush at 8 s,
+# but a loaded machine stretches everything around it: the test holds the contract, not the 8 s.
+BOUND_S = 30.0
 DELIVERY_GROUP = "deliver:telegram"
 
 
