@@ -21,7 +21,7 @@ from tests.adapters.telegram.support import settings as tg_settings
 from tests.adapters.webhook.support import FakePlatform
 from tests.adapters.webhook.support import Harness as WebhookHarness
 from tests.adapters.webhook.test_webhook_match import play_match
-from tests.service.support import BEA, Clock, Harness
+from tests.service.support import BEA, Clock, Harness, play_with_bots
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "service.md"
@@ -98,7 +98,7 @@ async def test_a_whole_deployment_writes_only_documented_keys(real_redis, tmp_pa
     # The service alone: a turn timer that runs out, a dead letter, the retention, then trim.
     s = Harness(r, clock=Clock(), key_prefix=PREFIX, turn_seconds=5)
     room = Room(platform="tg", chat="-77", kind="group")
-    await s.send(BEA, "/play cinquillo 2", room=room)
+    await play_with_bots(s, BEA, "cinquillo", 2, room)
     s.clock.now += 60
     s.workers[0].timers = True
     await asyncio.wait_for(_fire(s), 30)

@@ -142,3 +142,11 @@ _CARD = re.compile(r"(?<![0-9A-Za-z_-])(1[0-2]|[1-7])([oceb])(?![0-9A-Za-z_-])")
 def card_tokens(text: str) -> set[str]:
     """The Cinquillo card codes in a text, as whole tokens ("1o" is not found inside "11o")."""
     return {m.group(0) for m in _CARD.finditer(text)}
+
+
+async def play_with_bots(h: Harness, who: Player, game: str, players: int, room: Room) -> list[Message]:
+    """In a group, what ``/play <game> <players>`` does in a private chat (``/play`` is for private
+    chats): a table, AI players in the other seats, started at once."""
+    await h.send(who, f"/new {game}", room=room)
+    await h.send(who, f"/bots {players - 1}", room=room)
+    return await h.send(who, "/start", room=room)

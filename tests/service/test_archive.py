@@ -20,7 +20,7 @@ from service.identities import Room
 from service.platform_state import PlatformState
 from service.tables.repository import load
 from service.tables.state import CANCELLED, FINISHED
-from tests.service.support import ANA, BEA, CAL, GROUP, Harness
+from tests.service.support import ANA, BEA, CAL, GROUP, Harness, play_with_bots
 
 DAY = 86_400
 # Keys that outlive a table by design: player statistics and preferences, a group's counters, and
@@ -35,7 +35,7 @@ def _room(n: int) -> Room:
 
 async def _finished(h: Harness, n: int) -> str:
     """A match of three AI players and a person who left at once: it plays to its end."""
-    await h.send(BEA, "/play cinquillo 3", room=_room(n))
+    await play_with_bots(h, BEA, "cinquillo", 3, _room(n))
     await h.send(BEA, "/leave", room=_room(n))
     table = await h.table_of(_room(n))
     assert (await load(h.worker.store, table)).status == FINISHED
@@ -62,7 +62,7 @@ async def _platform_state_of(h: Harness, table: str, chat: str) -> PlatformState
 
 async def test_trim_removes_every_key_of_a_finished_table(any_redis, tmp_path):
     h = Harness(any_redis)
-    await h.send(ANA, "/play cinquillo 2", room=GROUP)  # a running match: untouched throughout
+    await play_with_bots(h, ANA, "cinquillo", 2, GROUP)  # a running match: untouched throughout
     running = await h.table_of(GROUP)
     await _platform_state_of(h, running, GROUP.chat)
     before = await _keys(h.redis)

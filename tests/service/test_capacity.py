@@ -13,15 +13,15 @@ import pytest
 from service import capacity, operator
 from service.identities import Room
 from service.settings import Settings
-from tests.service.support import ANA, BEA, GROUP, Harness
+from tests.service.support import ANA, BEA, GROUP, Harness, play_with_bots
 
 
 async def _two_of_each(h: Harness) -> None:
-    await h.send(ANA, "/play cinquillo 2", room=GROUP)  # running, Ana's turn
+    await play_with_bots(h, ANA, "cinquillo", 2, GROUP)  # running, Ana's turn
     await h.send(ANA, "/new 535", room=Room(platform="tg", chat="-2", kind="group"))  # a lobby
     for chat in ("-3", "-4"):
         room = Room(platform="tg", chat=chat, kind="group")
-        await h.send(BEA, "/play cinquillo 3", room=room)
+        await play_with_bots(h, BEA, "cinquillo", 3, room)
         await h.send(BEA, "/leave", room=room)
 
 

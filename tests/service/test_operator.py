@@ -19,7 +19,7 @@ from service.identities import Room
 from service.keys import Keys
 from service.tables.repository import load
 from service.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
-from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens
+from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens, play_with_bots
 
 FINISHED_ROOM = Room(platform="tg", chat="-200", kind="group")
 LOBBY_ROOM = Room(platform="tg", chat="-300", kind="group")
@@ -28,8 +28,8 @@ CANCEL_ROOM = Room(platform="tg", chat="-400", kind="group")
 
 async def _tables(h: Harness) -> dict[str, str]:
     """A running match (Ana against an AI player, her turn), a finished one, a lobby, a cancelled one."""
-    await h.send(ANA, "/play cinquillo 2", room=GROUP)
-    await h.send(BEA, "/play cinquillo 3", room=FINISHED_ROOM)
+    await play_with_bots(h, ANA, "cinquillo", 2, GROUP)
+    await play_with_bots(h, BEA, "cinquillo", 3, FINISHED_ROOM)
     await h.send(BEA, "/leave", room=FINISHED_ROOM)  # AI players play to the end
     await h.send(CAL, "/new 535", room=LOBBY_ROOM)
     await h.send(CAL, "/new cinquillo", room=CANCEL_ROOM)
