@@ -81,7 +81,7 @@ class Outcome:
 def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
     """The move of ``level`` (``pimc`` included) from ``view``, with the job's search budget."""
     clock = time.perf_counter if job.wall_clock else time.process_time
-    if level == "pimc":
+    if level.startswith("pimc"):
         rng = random.Random(seed)
         game = game_for(view, rng, heuristic_playouts=True)
         assert isinstance(game, Five35Game), "pimc plays 535 only"
@@ -89,8 +89,12 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
             return str(view["legal_moves"][0])
         iters = job.iterations if job.iterations or job.budget_ms else 100
         budget = job.budget_ms / 1000 * 0.95 if job.budget_ms else None
+        top_k, prune = 0, False
+        if level != "pimc":  # pimc-K-P: the K best moves (0: all), P=1: with pruning (experiments)
+            _, k, pr = level.split("-")
+            top_k, prune = int(k), pr == "1"
         move = five35_pimc.choose(game, rng, iterations=iters, budget_s=budget, clock=clock,
-                                  top_k=0, prune=False)
+                                  top_k=top_k, prune=prune)
         return str(game.rules.encode(game.base, move))
     if level == "hard":
         return choose_move(view, level=level, seed=seed, iterations=job.iterations,

@@ -60,6 +60,8 @@ return 0
 """
 # An AI seat's tick is sent at once by the worker; the deadline is the safety net if that is lost.
 BOT_GRACE_MS = 2_000
+#: how long the loop waits for an AI move being thought before it reads commands again (s)
+PARK_WAIT_S = 0.005
 MAX_CONFLICT_ROUNDS = 50
 # A command for a table not created yet waits at most this long (and this many cycles) for it.
 WAIT_FOR_TABLE_S = 2.0
@@ -107,7 +109,7 @@ class Worker:
 
     def __init__(self, redis: Any, settings: Settings, *, name: str | None = None,
                  clock: Callable[[], float] = time.time, seeds: Callable[[], str] = new_seed,
-                 choose_move: Callable[[dict[str, Any], str, int], str] = bots.choose_move,
+                 choose_move: Callable[[dict[str, Any], str, int], str] | None = None,
                  metrics: Metrics | None = None, timers: bool = True) -> None:
         self.redis = redis
         use_hiredis_packing(redis)  # the pipelines of appends are packed in C (see service.packing)
@@ -115,7 +117,12 @@ class Worker:
         self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
         self.store = EventStore(redis, self.keys)
         self.name = name or f"w-{secrets.token_hex(4)}"
-        self.clock, self.seeds, self.choose_move = clock, seeds, choose_move
+        self.clock, self.seeds = clock, seeds
+        # By default hard AI moves are thought in another process (service.bots.Thinker), so that
+        # the other tables of this worker do not wait for them.
+        self.thinker = bots.Thinker() if choose_move is None else None
+        self.choose_move = choose_move or (self.thinker.choose_move if self.thinker else bots.choose_move)
+        self._parked = False
         self.metrics = metrics or Metrics()
         self.secrets = settings.secrets_bytes()
         self.cache: OrderedDict[str, Table] = OrderedDict()
@@ -221,6 +228,9 @@ class Worker:
                 redo, new = await self.cycle(entries, read=True)
                 entries = redo + new
                 pause = 0.05
+                if self._parked and self.thinker is not None:
+                    self._parked = False  # a table waits for an AI move: do not spin on it
+                    await self.thinker.settle(PARK_WAIT_S)
             except (RedisError, OSError) as e:
                 # The batch in hand stays pending in Redis: it is read again or claimed, not lost.
                 entries = []
@@ -248,6 +258,10 @@ class Worker:
                 break
             redo, new = await self.cycle(entries, read=True)
             entries, self.retry = redo + new + self.retry, []
+            if self._parked and self.thinker is not None:
+                self._parked = False
+                await self.thinker.settle(PARK_WAIT_S)
+        self.retry = entries + self.retry  # cut short by max_batches: kept for the next call
         await self.flush()
         return self.processed - before
 
@@ -435,9 +449,13 @@ class Worker:
         events: list[str] = []
         outbox: list[tuple[str, str | bytes]] = []
         ids: list[str] = []
+        parked = False
         for e in g.entries:
             cmd = e.cmd
             assert cmd is not None
+            if parked:  # behind a command that waits for an AI move: keep the table's order
+                g.waiting.append(e)
+                continue
             if t is None and cmd.name not in ("new", "play") and self._may_wait(cmd):
                 g.waiting.append(e)
                 continue
@@ -454,6 +472,10 @@ class Worker:
                     outcome = "ok" if d.events else ("reply" if msgs else "noop")
                 except Refused as r:
                     d, msgs, outcome = Decision(t, t), notify.refusal_messages(cmd, r, t), f"refused:{r.code}"
+            except bots.Thinking:  # decided again in a later cycle, once the move is ready
+                g.waiting.append(e)
+                parked = self._parked = True
+                continue
             except Exception as exc:  # a bug or a bad command: retried, then dead-lettered
                 g.failed.append((e, exc))
                 continue

@@ -36,11 +36,13 @@ from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
 #: how many of the heuristic's best plays are compared (pass comes on top when it is legal)
-TOP_K = 4
+TOP_K = 0
 #: deals between two pruning passes
 BLOCK = 8
 #: a candidate is dropped once it trails the leader by this many standard errors (paired)
-PRUNE_Z = 2.0
+PRUNE_Z = 3.0
+#: no pruning before this many deals (early differences are mostly noise)
+PRUNE_AFTER = 24
 #: iterations between two reads of the clock (an iteration plays every candidate out once)
 CLOCK_EVERY = 1
 
@@ -123,7 +125,7 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             apply(st, m)
             game.rollout(st, random.Random(playout_seed))
             tallies[m].rewards.append(game.rewards(st)[seat])
-        if prune and done % BLOCK == 0:
+        if prune and done % BLOCK == 0 and done >= PRUNE_AFTER:
             leader = max(alive, key=lambda m: tallies[m].mean())
             best = tallies[leader].rewards
             alive = [m for m in alive if m == leader or not _trails(tallies[m].rewards, best, PRUNE_Z)]
