@@ -62,7 +62,8 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
     worker.latencies = []
     task = asyncio.create_task(worker.run())
     for i in range(n_ai):
-        who, room = Player(platform="bench", user=f"p{i}"), Room(platform="bench", chat=f"ai{i}", kind="group")
+        who = Player(platform="bench", user=f"p{i}")
+        room = Room(platform="bench", chat=f"ai{i}", kind="group")
         for text in ("/new 535", "/bots 3 hard", "/start"):
             await gw.submit(text, user=who, room=room)
             await asyncio.sleep(0.05)

@@ -30,7 +30,8 @@ def test_putting_down_the_last_card_is_played_at_once():  # F-12
     view = engine.view(state, 0)
     assert choose_move(view, level="hard", seed=1, iterations=5) == "play 7 7"
     game = _game(state)
-    assert five35_pimc.winning_move(game, game.rules.legal(game.base)) == game.rules.decode(game.base, "play 7 7")
+    win = five35_pimc.winning_move(game, game.rules.legal(game.base))
+    assert win == game.rules.decode(game.base, "play 7 7")
 
 
 @settings(max_examples=30, deadline=None)

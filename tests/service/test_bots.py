@@ -52,7 +52,8 @@ def _collect(thinker: bots.Thinker, view: dict, level: str, seed: int) -> str:
 def test_a_hard_move_is_thought_in_another_process_and_collected_once_ready() -> None:
     state = engine.new_game("535", players=4, seed=11)
     for turn in range(6):
-        state = engine.play(state, bots.choose_move(engine.view(state, engine.to_move(state)), "medium", turn))
+        view = engine.view(state, engine.to_move(state))
+        state = engine.play(state, bots.choose_move(view, "medium", turn))
     view = engine.view(state, engine.to_move(state))
     thinker = bots.Thinker()
     try:

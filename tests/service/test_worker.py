@@ -9,7 +9,6 @@ import json
 import pytest
 
 import engine
-
 from service.commands import TableCommand
 from service.events import decode
 from service.tables.repository import load
