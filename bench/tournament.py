@@ -22,7 +22,10 @@ searching levels a time budget on the CPU clock (``--clock wall`` for the wall c
 
 usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--deals 1000]
            [--matchups hard:medium] [--iterations N] [--budget-ms MS] [--clock cpu|wall]
-           [--workers 2] [--batch 5] [--seed 1] [--out bench/results/tournament.txt]
+           [--workers 2] [--batch 5] [--seed 1] [--minutes M] [--out bench/results/tournament.txt]
+
+``--minutes`` stops the run after M minutes and reports the deals finished by then (the rows
+then have fewer deals than asked, which their ``deals`` column says).
 """
 
 from __future__ import annotations
@@ -182,15 +185,19 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=5, help="deals per worker task")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="also append the tables to this file")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="stop after this long and report the deals finished by then")
     args = ap.parse_args()
 
     games = args.games.split(",")
     matchups = [tuple(m.split(":")) for m in args.matchups.split(",")]
+    # deal batches interleaved across the rows, so that a run cut short leaves every row its share
     jobs = [Job(g, args.players, lvl, opp, first, min(args.batch, args.deals - first), args.seed,
                 args.iterations, args.budget_ms, args.clock == "wall")
-            for g in games for lvl, opp in matchups for first in range(0, args.deals, args.batch)]
+            for first in range(0, args.deals, args.batch) for g in games for lvl, opp in matchups]
     results: dict[tuple[str, str, str], Outcome] = {}
     started = time.perf_counter()
+    stop_at = started + args.minutes * 60 if args.minutes else None
     try:
         with multiprocessing.Pool(args.workers) as pool, \
                 tqdm(total=len(jobs) and sum(j.count for j in jobs), unit="deal") as bar:
@@ -200,6 +207,9 @@ def main() -> None:
                 acc.wall.extend(out.wall)
                 acc.cpu.extend(out.cpu)
                 bar.update(job.count)
+                if stop_at is not None and time.perf_counter() > stop_at:
+                    print("time is up: partial results", file=sys.stderr)
+                    break
     except KeyboardInterrupt:  # print what was played so far (a run cut short for time)
         print("interrupted: partial results", file=sys.stderr)
     elapsed = time.perf_counter() - started

@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures
 import json
 import multiprocessing
+import os
 import time
 from collections import OrderedDict
 from typing import Any
@@ -25,7 +26,7 @@ import engine.ai
 
 LEVELS = engine.ai.LEVELS
 # The hard player's time cap per decision, on the thinking process's CPU clock (what the search
-# gets, whatever else the machine runs): its iteration budget normally ends the search before it.
+# gets, whatever else the machine runs); its iteration budget ends the shorter searches first.
 HARD_BUDGET_MS = 100
 #: decisions ready but not collected yet, kept at most (a table that vanished leaves one behind)
 READY_LIMIT = 1_000
@@ -33,7 +34,8 @@ READY_LIMIT = 1_000
 
 def choose_move(view: dict[str, Any], level: str, seed: int) -> str:
     """The move an AI player of ``level`` makes from ``view``, reproducibly for a given ``seed``
-    (the hard player's iterations end its search; the time cap only on a very slow machine).
+    (the hard player's iterations end most searches; the time cap ends the longest, such as a
+    535 round's first decisions, whose move can then depend on the machine's speed).
 
     Raises ValueError when the view is not of the seat to move, or for an unknown level.
     """
@@ -42,6 +44,15 @@ def choose_move(view: dict[str, Any], level: str, seed: int) -> str:
                                      iterations=engine.ai.DEFAULT_ITERATIONS[view["game"]],
                                      budget_ms=HARD_BUDGET_MS, clock=time.process_time)
     return engine.ai.choose_move(view, level=level, seed=seed)
+
+
+#: how much lower the thinking processes' CPU priority is than the worker's (``nice``): when the
+#: cores are busy, a person's command comes before an AI's search (whose budget is CPU time)
+NICE = 5
+
+
+def _lower_priority() -> None:
+    os.nice(NICE)
 
 
 class Thinking(Exception):
@@ -71,7 +82,8 @@ class Thinker:
             if self._pool is None:
                 # spawn: a fresh interpreter, not a fork of a process holding sockets and a loop
                 self._pool = concurrent.futures.ProcessPoolExecutor(
-                    self._processes, mp_context=multiprocessing.get_context("spawn"))
+                    self._processes, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_lower_priority)
             job = self._jobs[key] = self._pool.submit(choose_move, view, level, seed)
             while len(self._jobs) > READY_LIMIT:
                 self._jobs.popitem(last=False)
