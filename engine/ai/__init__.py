@@ -12,8 +12,8 @@ cheat; every random choice comes from ``random.Random(seed)``, so a decision is 
 
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
-* 535: determinized Monte Carlo over the medium player's best few moves plus pass, each played
-  out with the medium policy on shared deals, the clearly worse pruned early (:mod:`.five35_pimc`).
+* 535: determinized Monte Carlo over every legal move, each played out with the medium policy
+  on shared deals, the clearly worse pruned early (:mod:`.five35_pimc`).
 * Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default; it
   plays the medium player's card unless the search finds a better one by :data:`OVERRULE_Z`
   standard errors (with the hands unknown, search alone did not pick better cards than the
