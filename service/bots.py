@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import concurrent.futures.process
 import json
 import multiprocessing
 import os
@@ -90,6 +91,8 @@ class Thinker:
         if not job.done():
             raise Thinking()
         del self._jobs[key]
+        if isinstance(job.exception(), concurrent.futures.process.BrokenProcessPool):
+            self._pool = None  # a thinking process died: a new pool next time (the command is retried)
         return job.result()
 
     def thinking(self) -> bool:

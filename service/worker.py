@@ -246,6 +246,8 @@ class Worker:
             with contextlib.suppress(RedisError, OSError):
                 await self.leases.leave()
         self._leasing = False
+        if self.thinker is not None:
+            self.thinker.close()  # its processes end with the loop (started again if run again)
 
     async def drain(self, max_batches: int = 100_000) -> int:
         """Process commands until none is waiting (tests and tools); returns how many were handled."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -76,5 +77,23 @@ def test_a_bad_view_is_refused_when_the_thought_move_is_collected() -> None:
     try:
         with pytest.raises(ValueError, match="turn"):
             _collect(thinker, engine.view(state, other), "hard", 1)
+    finally:
+        thinker.close()
+
+
+def test_a_thinking_process_that_dies_fails_its_move_once_and_is_replaced() -> None:
+    state = engine.new_game("535", players=4, seed=5)
+    view = engine.view(state, engine.to_move(state))
+    thinker = bots.Thinker()
+    try:
+        with pytest.raises(bots.Thinking):
+            thinker.choose_move(view, "hard", 1)
+        pool = thinker._pool
+        assert pool is not None
+        for proc in list(pool._processes.values()):  # the process dies mid-thought (OOM, a kill)
+            proc.kill()
+        with pytest.raises(BrokenProcessPool):  # the worker retries that command, then...
+            _collect(thinker, view, "hard", 1)
+        assert _collect(thinker, view, "hard", 1) in engine.legal_moves(state)  # ...a new process
     finally:
         thinker.close()
