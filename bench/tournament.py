@@ -1,29 +1,41 @@
-"""AI tournament: win rates of each AI level against the others, with confidence intervals and timing.
+"""AI tournament on duplicate deals: win rates of one AI level against three of another, with
+per-deal confidence intervals and the tested player's time per decision.
 
 Plays seeded single-round matches: Cinquillo ``preset="clasico"`` (one round) and 535 with
-``target=1`` (the first player out wins the round and so the match).  In a matchup ``A:B`` one
-seat plays level A and the others level B; A sits at seat ``match % players`` so that seat
-advantages cancel out.  Match ``i`` uses the table seed ``seed * 1_000_003 + i`` and every AI
-decision is seeded from it, so a matchup's results do not depend on the number of workers or on
-the batch size.  Wins: a shared win counts 1/k.  A fair share is 1/players.
+``target=1`` (the first player out wins the round and so the match).  **Duplicate deals**: deal
+``d`` (table seed ``seed * 1_000_003 + d``) is played once with the tested level in *every* seat
+and the opponent level in the others, so each deal's luck counts once for every seat.  A deal's
+score is the tested level's mean win share over its seats (a shared win counts 1/k); the win rate
+is the mean over deals, and its 95 % interval is computed from the per-deal scores (normal
+approximation), which removes the deal-to-deal variance that a per-match interval carries.  Every
+AI decision is seeded from the deal and the ply, so results do not depend on workers or batches.
+A fair share is 1/players.
 
-Prints, per game and player count, a table: level, opponents, matches, wins, win rate, its 95 %
-Wilson interval, and level A's time per decision in ms (decisions with more than one legal move
-only: forced moves are answered without thinking): wall-clock p50 / p99 / max, on a machine shared
-with other work (so they include waiting for a core), and CPU-time p50 / p99 (``process_time``: what
-the decision costs one core) p50 / p99 / max.
+Levels: ``easy``, ``medium``, ``hard`` (``engine.ai``), and ``pimc`` (benchmark only, 535): flat
+determinized Monte Carlo over *every* legal move with the medium playouts, no pruning, at the same
+budget as ``hard`` (a plain fair searcher to measure ``hard`` against).
 
-usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--matches 2000]
-           [--matchups medium:easy,hard:medium,easy:medium] [--iterations N] [--budget-ms MS]
-           [--workers 2] [--batch 25] [--seed 1] [--out bench/results/tournament.txt]
+Timing, for the tested level's decisions with more than one legal move: CPU time (``process_time``,
+what the decision costs one core) p50 / p99 / max, and wall-clock p99 with the garbage collector on
+(as the service runs; on a shared machine it includes waiting for a core).  ``--budget-ms`` gives the
+searching levels a time budget on the CPU clock (``--clock wall`` for the wall clock).
+
+usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--deals 1000]
+           [--matchups hard:medium] [--iterations N] [--budget-ms MS] [--clock cpu|wall]
+           [--workers 2] [--batch 5] [--seed 1] [--minutes M] [--out bench/results/tournament.txt]
+
+``--minutes`` stops the run after M minutes and reports the deals finished by then (the rows
+then have fewer deals than asked, which their ``deals`` column says).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import multiprocessing
 import pathlib
+import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -34,17 +46,19 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from tqdm import tqdm
 
 import engine
-from engine.ai import choose_move
+from engine.ai import choose_move, five35_pimc
+from engine.ai.games import Five35Game, game_for
 
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "cinquillo": {"preset": "clasico"},
     "535": {"target": 1},
 }
+SEARCHERS = ("hard", "pimc")
 
 
 @dataclass(frozen=True)
 class Job:
-    """One batch of matches of one matchup."""
+    """One batch of deals of one matchup."""
 
     game: str
     players: int
@@ -55,25 +69,46 @@ class Job:
     seed: int
     iterations: int | None
     budget_ms: int | None
+    wall_clock: bool
 
 
 @dataclass
 class Outcome:
-    """What a batch produced: the tested level's win shares and decision times (seconds)."""
+    """What a batch produced: per deal the tested level's score, and its decision times (s)."""
 
-    wins: list[float] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
 
-def play_match(job: Job, index: int) -> tuple[float, list[float], list[float]]:
-    """Play match ``index`` of the job's matchup: the tested seat's win share, and its decision
-    times, wall-clock and CPU (the CPU time is what one core would take on an idle machine)."""
-    table_seed = job.seed * 1_000_003 + index
+def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
+    """The move of ``level`` (``pimc`` included) from ``view``, with the job's search budget."""
+    clock = time.perf_counter if job.wall_clock else time.process_time
+    if level.startswith("pimc"):
+        rng = random.Random(seed)
+        game = game_for(view, rng, heuristic_playouts=True)
+        assert isinstance(game, Five35Game), "pimc plays 535 only"
+        if len(view["legal_moves"]) == 1:
+            return str(view["legal_moves"][0])
+        iters = job.iterations if job.iterations or job.budget_ms else 100
+        budget = job.budget_ms / 1000 * 0.95 if job.budget_ms else None
+        top_k, prune = 0, False
+        if level != "pimc":  # pimc-K-P: the K best moves (0: all), P=1: with pruning (experiments)
+            _, k, pr = level.split("-")
+            top_k, prune = int(k), pr == "1"
+        move = five35_pimc.choose(game, rng, iterations=iters, budget_s=budget, clock=clock,
+                                  top_k=top_k, prune=prune)
+        return str(game.rules.encode(game.base, move))
+    if level == "hard":
+        return choose_move(view, level=level, seed=seed, iterations=job.iterations,
+                           budget_ms=job.budget_ms, clock=clock)
+    return choose_move(view, level=level, seed=seed)
+
+
+def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:
+    """Play deal ``deal`` with the tested level at seat ``tested``; its win share."""
+    table_seed = job.seed * 1_000_003 + deal
     state = engine.new_game(job.game, players=job.players, seed=table_seed, **GAME_OPTIONS[job.game])
-    tested = index % job.players
-    times: list[float] = []
-    cpu: list[float] = []
     ply = 0
     while (seat := engine.to_move(state)) is not None:
         view = engine.view(state, seat)
@@ -81,38 +116,35 @@ def play_match(job: Job, index: int) -> tuple[float, list[float], list[float]]:
         decision_seed = table_seed * 1000 + ply
         if seat == tested and len(view["legal_moves"]) > 1:
             t0, c0 = time.perf_counter(), time.process_time()
-            move = choose_move(view, level=level, seed=decision_seed, iterations=job.iterations,
-                               budget_ms=job.budget_ms, clock=time.perf_counter)
-            times.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
+            move = decide(job, view, level, decision_seed)
+            out.wall.append(time.perf_counter() - t0)
+            out.cpu.append(time.process_time() - c0)
         else:
-            move = choose_move(view, level=level, seed=decision_seed)
+            move = decide(job, view, level, decision_seed)
         state = engine.play(state, move)
         ply += 1
     winners = engine.result(state)["winners"]
-    return (1.0 / len(winners) if tested in winners else 0.0), times, cpu
+    return 1.0 / len(winners) if tested in winners else 0.0
 
 
 def run_batch(job: Job) -> tuple[Job, Outcome]:
-    """Play the job's batch of matches (runs in a worker process)."""
+    """Play the job's deals, each once per seat (runs in a worker process, gc enabled)."""
+    gc.enable()
     out = Outcome()
-    for i in range(job.first, job.first + job.count):
-        win, times, cpu = play_match(job, i)
-        out.wins.append(win)
-        out.times.extend(times)
-        out.cpu.extend(cpu)
+    for d in range(job.first, job.first + job.count):
+        out.scores.append(sum(play_seat(job, d, s, out) for s in range(job.players)) / job.players)
     return job, out
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (fractional wins from shared wins are fine)."""
+def interval(scores: list[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean of the per-deal scores and its normal-approximation interval."""
+    n = len(scores)
     if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+        return 0.0, 0.0, 1.0
+    mean = sum(scores) / n
+    var = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
+    half = z * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -120,28 +152,22 @@ def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    k = max(0, math.ceil(q * len(ordered)) - 1)
-    return ordered[k]
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
 def table(game: str, players: int, rows: list[tuple[str, str, Outcome]], settings: str) -> str:
     """The printed table of one game and player count."""
-    lines = [f"## {game}, {players} players ({settings}); fair share {100 / players:.1f}%",
-             f"{'level':<7} {'opponents':<11} {'matches':>7} {'wins':>8} {'win rate':>8} "
-             f"{'95% CI (Wilson)':>17} {'decisions':>9} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} "
-             f"{'cpu p50':>7} {'cpu p99':>7} {'cpu max':>7}"]
+    lines = [f"## {game}, {players} players, duplicate deals ({settings}); fair share {100 / players:.1f}%",
+             f"{'level':<7} {'opponents':<11} {'deals':>6} {'win rate':>8} {'95% CI (per deal)':>18} "
+             f"{'decisions':>9} {'cpu p50':>7} {'cpu p99':>7} {'cpu max':>7} {'wall p99':>8}"]
     for level, opponent, out in rows:
-        n = len(out.wins)
-        w = sum(out.wins)
-        lo, hi = wilson(w, n)
-        ms = [t * 1000 for t in out.times]
+        mean, lo, hi = interval(out.scores)
         cpu = [t * 1000 for t in out.cpu]
-        lines.append(f"{level:<7} {f'{players - 1}x {opponent}':<11} {n:>7} {w:>8.2f} {100 * w / n:>7.1f}% "
-                     f"{f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':>17} {len(ms):>9} "
-                     f"{percentile(ms, 0.5):>7.1f} {percentile(ms, 0.99):>7.1f} "
-                     f"{max(ms) if ms else 0:>7.1f} "
+        wall = [t * 1000 for t in out.wall]
+        lines.append(f"{level:<7} {f'{players - 1}x {opponent}':<11} {len(out.scores):>6} "
+                     f"{100 * mean:>7.1f}% {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':>18} {len(cpu):>9} "
                      f"{percentile(cpu, 0.5):>7.1f} {percentile(cpu, 0.99):>7.1f} "
-                     f"{max(cpu) if cpu else 0:>7.1f}")
+                     f"{max(cpu) if cpu else 0:>7.1f} {percentile(wall, 0.99):>8.1f}")
     return "\n".join(lines)
 
 
@@ -150,42 +176,53 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default="cinquillo,535")
     ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--matches", type=int, default=2000)
-    ap.add_argument("--matchups", default="medium:easy,hard:medium,easy:medium",
-                    help="comma-separated LEVEL:OPPONENT pairs")
-    ap.add_argument("--iterations", type=int, default=None, help="hard: iterations per decision")
-    ap.add_argument("--budget-ms", type=int, default=None, help="hard: time budget per decision")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--matchups", default="hard:medium", help="comma-separated LEVEL:OPPONENT pairs")
+    ap.add_argument("--iterations", type=int, default=None, help="searchers: iterations per decision")
+    ap.add_argument("--budget-ms", type=int, default=None, help="searchers: time budget per decision")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="the budget's clock")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=25, help="matches per worker task")
+    ap.add_argument("--batch", type=int, default=5, help="deals per worker task")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="also append the tables to this file")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="stop after this long and report the deals finished by then")
     args = ap.parse_args()
 
     games = args.games.split(",")
     matchups = [tuple(m.split(":")) for m in args.matchups.split(",")]
-    jobs = [Job(g, args.players, lvl, opp, first, min(args.batch, args.matches - first), args.seed,
-                args.iterations, args.budget_ms)
-            for g in games for lvl, opp in matchups for first in range(0, args.matches, args.batch)]
+    # deal batches interleaved across the rows, so that a run cut short leaves every row its share
+    jobs = [Job(g, args.players, lvl, opp, first, min(args.batch, args.deals - first), args.seed,
+                args.iterations, args.budget_ms, args.clock == "wall")
+            for first in range(0, args.deals, args.batch) for g in games for lvl, opp in matchups]
     results: dict[tuple[str, str, str], Outcome] = {}
     started = time.perf_counter()
-    with multiprocessing.Pool(args.workers) as pool, \
-            tqdm(total=len(games) * len(matchups) * args.matches, unit="match") as bar:
-        for job, out in pool.imap_unordered(run_batch, jobs):
-            acc = results.setdefault((job.game, job.level, job.opponent), Outcome())
-            acc.wins.extend(out.wins)
-            acc.times.extend(out.times)
-            acc.cpu.extend(out.cpu)
-            bar.update(job.count)
+    stop_at = started + args.minutes * 60 if args.minutes else None
+    try:
+        with multiprocessing.Pool(args.workers) as pool, \
+                tqdm(total=len(jobs) and sum(j.count for j in jobs), unit="deal") as bar:
+            for job, out in pool.imap_unordered(run_batch, jobs):
+                acc = results.setdefault((job.game, job.level, job.opponent), Outcome())
+                acc.scores.extend(out.scores)
+                acc.wall.extend(out.wall)
+                acc.cpu.extend(out.cpu)
+                bar.update(job.count)
+                if stop_at is not None and time.perf_counter() > stop_at:
+                    print("time is up: partial results", file=sys.stderr)
+                    break
+    except KeyboardInterrupt:  # print what was played so far (a run cut short for time)
+        print("interrupted: partial results", file=sys.stderr)
     elapsed = time.perf_counter() - started
     from engine.ai import DEFAULT_ITERATIONS
 
-    hard = (f"hard: {args.iterations} iterations" if args.iterations
-            else f"hard: default iterations {DEFAULT_ITERATIONS}")
+    budget = (f"{args.iterations} iterations" if args.iterations
+              else f"default iterations {DEFAULT_ITERATIONS}" if not args.budget_ms else "")
     if args.budget_ms:
-        hard += f", budget {args.budget_ms} ms"
-    settings = (f"{hard}; seed {args.seed}; {args.workers} workers; {elapsed / 60:.1f} min wall")
+        budget += f"{', ' if budget else ''}budget {args.budget_ms} ms {args.clock}"
+    settings = f"searchers: {budget}; seed {args.seed}; {args.workers} workers; {elapsed / 60:.1f} min wall"
     text = "\n\n".join(
-        table(g, args.players, [(lvl, opp, results[(g, lvl, opp)]) for lvl, opp in matchups], settings)
+        table(g, args.players, [(lvl, opp, results[(g, lvl, opp)]) for lvl, opp in matchups
+                                if (g, lvl, opp) in results], settings)
         for g in games)
     print(text)
     if args.out:

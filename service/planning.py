@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from service import bots
 from service.commands import TableCommand
 from service.events import Stored, encode
 from service.settings import Settings
@@ -116,6 +117,9 @@ class Planner:
         self.secrets = settings.secrets_bytes()
         # How many cycles each command for a table not created yet has waited (see may_wait).
         self.waits: dict[str, int] = {}
+        # A command waits for an AI move being thought elsewhere (service.bots.Thinker): the worker
+        # gives the thinker a moment before its next cycle instead of spinning.
+        self.parked = False
 
     def context(self) -> Context:
         """What deciding one command needs from outside: the time, seeds, the AI, the secrets."""
@@ -135,15 +139,23 @@ class Planner:
         events: list[str] = []
         outbox: list[tuple[str, str | bytes]] = []
         ids: list[str] = []
+        parked = False
         for e in b.entries:
             cmd = e.cmd
             assert cmd is not None
+            if parked:  # behind a command that waits for an AI move: keep the table's order
+                b.waiting.append(e)
+                continue
             if t is None and not cmd.creates_table and self.may_wait(cmd):
                 b.waiting.append(e)
                 continue
             ctx = self.context()
             try:
                 d, msgs, outcome = self._decide(t, cmd, ctx, history)
+            except bots.Thinking:  # decided again in a later cycle, once the move is ready
+                b.waiting.append(e)
+                parked = self.parked = True
+                continue
             except Exception as exc:  # a bug or a bad command: retried, then dead-lettered
                 b.failed.append((e, exc))
                 continue

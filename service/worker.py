@@ -54,6 +54,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# How long the loop waits for an AI move being thought before it reads commands again (s).
+PARK_WAIT_S = 0.005
 MAX_CONFLICT_ROUNDS = 50
 CACHE_SIZE = 20_000
 # How often a worker reads again its own pending commands (a read whose reply was lost: redis-py
@@ -68,7 +70,7 @@ class Worker:
 
     def __init__(self, redis: Any, settings: Settings, *, name: str | None = None,
                  clock: Callable[[], float] = time.time, seeds: Callable[[], str] = new_seed,
-                 choose_move: Callable[[dict[str, Any], str, int], str] = bots.choose_move,
+                 choose_move: Callable[[dict[str, Any], str, int], str] | None = None,
                  metrics: Metrics | None = None, timers: bool = True) -> None:
         self.redis = redis
         use_hiredis_packing(redis)  # the pipelines of appends are packed in C (see service.packing)
@@ -77,7 +79,11 @@ class Worker:
         self.store = EventStore(redis, self.keys)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
-        self.planner = Planner(settings, clock, seeds, choose_move)
+        # By default hard AI moves are thought in another process (service.bots.Thinker), so that
+        # the other tables of this worker do not wait for them.
+        self.thinker = bots.Thinker() if choose_move is None else None
+        chooser = choose_move or (self.thinker.choose_move if self.thinker else bots.choose_move)
+        self.planner = Planner(settings, clock, seeds, chooser)
         self.metrics = metrics or Metrics()
         self.cache: OrderedDict[str, Table] = OrderedDict()
         self.attempts: dict[str, int] = {}
@@ -182,6 +188,9 @@ class Worker:
                 redo, new = await self.cycle(entries, read=True)
                 entries = redo + new
                 pause.ok()
+                if self.planner.parked and self.thinker is not None:
+                    self.planner.parked = False  # a table waits for an AI move: do not spin on it
+                    await self.thinker.settle(PARK_WAIT_S)
             except (RedisError, OSError) as e:
                 # The batch in hand stays pending in Redis: it is read again at once (below), not lost.
                 entries, self.retry = [], []
@@ -198,6 +207,8 @@ class Worker:
             with contextlib.suppress(RedisError, OSError):
                 await self.leases.leave()
         self._leasing = False
+        if self.thinker is not None:
+            self.thinker.close()  # its processes end with the loop (started again if run again)
 
     async def drain(self, max_batches: int = 100_000) -> int:
         """Process commands until none is waiting (tests and tools); returns how many were handled."""
@@ -210,6 +221,10 @@ class Worker:
                 break
             redo, new = await self.cycle(entries, read=True)
             entries, self.retry = redo + new + self.retry, []
+            if self.planner.parked and self.thinker is not None:
+                self.planner.parked = False
+                await self.thinker.settle(PARK_WAIT_S)
+        self.retry = entries + self.retry  # cut short by max_batches: kept for the next call
         await self.flush()
         return self.processed - before
 

@@ -12,7 +12,8 @@ cheat; every random choice comes from ``random.Random(seed)``, so a decision is 
 
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
-* 535: SO-ISMCTS, uniformly random playouts, 200 iterations by default.
+* 535: determinized Monte Carlo over every legal move, each played out with the medium policy
+  on shared deals, the clearly worse pruned early (:mod:`.five35_pimc`).
 * Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default; it
   plays the medium player's card unless the search finds a better one by :data:`OVERRULE_Z`
   standard errors (with the hands unknown, search alone did not pick better cards than the
@@ -25,16 +26,17 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine.ai import easy
-from engine.ai.games import game_for
+from engine.ai import easy, five35_pimc
+from engine.ai.games import Five35Game, game_for
 from engine.ai.ismcts import best_move, confident_move, search_stats
 
 LEVELS = ("easy", "medium", "hard")
 #: per game, the hard player's iterations when neither ``iterations`` nor a time budget is given
-#: (chosen so that a decision costs well under 200 ms of one core at p99; see bench/tournament.py)
-DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 200}
+#: (535: an iteration is one deal on which every legal move is played out, so the first decisions
+#: of a round, with many moves, cost far more than the last; callers cap them with a time budget)
+DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 150}
 #: per game, whether the hard player's playouts follow the medium player (else random moves)
-HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": False}
+HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
 #: :mod:`engine.ai.cinquillo_belief`, Cinquillo only)
 BELIEF_POOL = {"cinquillo": 0, "535": 0}
@@ -73,11 +75,15 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     timed = budget_ms is not None and clock is not None
     if iterations is None and not timed:
         iterations = DEFAULT_ITERATIONS[view["game"]]
+    budget_s = budget_ms / 1000 if budget_ms is not None else None
+    if isinstance(game, Five35Game):
+        return str(rules.encode(game.base, five35_pimc.choose(
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
     root_moves = rules.legal(game.base)
     z = OVERRULE_Z[view["game"]]
     default = game.medium(rng) if z is not None else -1
     stats = search_stats(game, root_moves, rng, iterations=iterations,
-                         budget_s=budget_ms / 1000 if budget_ms is not None else None, clock=clock)
+                         budget_s=budget_s, clock=clock)
     if z is not None:
         return str(rules.encode(game.base, confident_move(stats, default, z)))
     return str(rules.encode(game.base, best_move({m: n for m, (n, _) in stats.items()})))

@@ -52,8 +52,9 @@ from engine.five35.view import copy_round, view, views
 from engine.rng import SplitMix64, seed_text
 
 NAME = "535"
-#: entries kept per pile in the legal-move memo before it is emptied
-MEMO_LIMIT = 50_000
+#: entries kept per pile in the legal-move memo before it is emptied: small, because every entry is
+#: a GC-tracked object and a memo of ~700k entries made each full collection pause ~0.2 s
+MEMO_LIMIT = 2_000
 
 
 # --- readable descriptions for IllegalMove messages -------------------------------------------
@@ -180,13 +181,14 @@ class Five35Rules:
         memo = state.tables.memo[state.pile]
         moves = memo.get(sig)
         if moves is None:
-            moves = [m for m, r in state.tables.cands[state.pile] if (h - r) & g == g]
+            found = [m for m, r in state.tables.cands[state.pile] if (h - r) & g == g]
             if state.pile:
-                moves.insert(0, PASS)
+                found.insert(0, PASS)
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()  # bounded memory; the memo is only a speed-up
-            memo[sig] = moves
-        return moves[:]
+            # a tuple of ints is not tracked by the garbage collector once it is built
+            moves = memo[sig] = tuple(found)
+        return list(moves)
 
     def apply(self, state: State, move: int) -> None:
         """Apply a legal move in place (unchecked)."""

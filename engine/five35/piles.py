@@ -221,7 +221,7 @@ class Tables:
                     row.append((m, REQ[m]))
                     self.effect[pid * NMOVES + m] = -1 if ends else PILE_ID[new]
             self.cands.append(row)
-        self.memo: list[dict[int, list[int]]] = [{} for _ in PILES]
+        self.memo: list[dict[int, tuple[int, ...]]] = [{} for _ in PILES]
         self.next_seat: list[int] = [-1] * (8 * (1 << players))
         for mask in range(1 << players):
             for seat in range(players):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -37,3 +39,61 @@ def test_a_view_of_a_seat_not_to_move_is_refused() -> None:
         bots.choose_move(engine.view(state, other), "easy", 1)
     with pytest.raises(ValueError, match="level"):
         bots.choose_move(engine.view(state, engine.to_move(state)), "grandmaster", 1)
+
+
+def _collect(thinker: bots.Thinker, view: dict, level: str, seed: int) -> str:
+    """Ask until the move is ready, pausing between asks (the worker waits on the thinker)."""
+    while True:
+        try:
+            return thinker.choose_move(view, level, seed)
+        except bots.Thinking:
+            time.sleep(0.01)
+
+
+def test_a_hard_move_is_thought_in_another_process_and_collected_once_ready() -> None:
+    state = engine.new_game("535", players=4, seed=11)
+    for turn in range(6):
+        view = engine.view(state, engine.to_move(state))
+        state = engine.play(state, bots.choose_move(view, "medium", turn))
+    view = engine.view(state, engine.to_move(state))
+    thinker = bots.Thinker()
+    try:
+        with pytest.raises(bots.Thinking):  # the first ask starts the thinking and returns at once
+            thinker.choose_move(view, "hard", 4)
+        assert thinker.thinking()
+        move = _collect(thinker, view, "hard", 4)
+        assert move in engine.legal_moves(state)
+        assert not thinker.thinking()
+        # easy and medium moves are made in place, never parked
+        assert thinker.choose_move(view, "medium", 4) == bots.choose_move(view, "medium", 4)
+    finally:
+        thinker.close()
+
+
+def test_a_bad_view_is_refused_when_the_thought_move_is_collected() -> None:
+    state = engine.new_game("535", players=4, seed=3)
+    other = (engine.to_move(state) + 1) % 4
+    thinker = bots.Thinker()
+    try:
+        with pytest.raises(ValueError, match="turn"):
+            _collect(thinker, engine.view(state, other), "hard", 1)
+    finally:
+        thinker.close()
+
+
+def test_a_thinking_process_that_dies_fails_its_move_once_and_is_replaced() -> None:
+    state = engine.new_game("535", players=4, seed=5)
+    view = engine.view(state, engine.to_move(state))
+    thinker = bots.Thinker()
+    try:
+        with pytest.raises(bots.Thinking):
+            thinker.choose_move(view, "hard", 1)
+        pool = thinker._pool
+        assert pool is not None
+        for proc in list(pool._processes.values()):  # the process dies mid-thought (OOM, a kill)
+            proc.kill()
+        with pytest.raises(BrokenProcessPool):  # the worker retries that command, then...
+            _collect(thinker, view, "hard", 1)
+        assert _collect(thinker, view, "hard", 1) in engine.legal_moves(state)  # ...a new process
+    finally:
+        thinker.close()

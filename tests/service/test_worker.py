@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+import engine
 from service.commands import TableCommand
 from service.events import decode
 from service.tables.repository import load
@@ -272,3 +273,28 @@ async def test_acknowledged_commands_are_trimmed_from_the_streams(any_redis):
     await task
     assert sum([await any_redis.xlen(k) for k in h.keys.all_commands()]) == 0
     assert len(await _all_done(h, table)) == 4
+
+
+async def test_hard_ai_moves_are_thought_off_the_loop_while_other_tables_go_on(any_redis):
+    h = Harness(any_redis)
+    dm = private(ANA)
+    for text in ("/new 535", "/bots 3 hard", "/start"):
+        await h.send(ANA, text, room=dm)
+    table = await h.table_of(dm)
+    t = await load(h.worker.store, table)
+    assert t.to_move() == 0  # the person leads (F-13); then three hard AI players
+    move = engine.legal_moves(t.engine)[0]
+    await h.gateway.submit(f"/move {move}", user=ANA, room=dm)
+    await h.worker.drain(max_batches=1)  # the person's move; the first AI move starts thinking
+    assert h.worker.thinker is not None
+    await h.gateway.submit("/new cinquillo", user=BEA, room=GROUP)
+    await h.worker.drain(max_batches=1)
+    # the other table was served in that cycle, while the AI move was still being thought
+    assert h.worker.thinker.thinking()
+    assert await h.gateway.table_of(GROUP) is not None
+    await h.settle()  # the AI moves come in once thought, in order
+    after = await load(h.worker.store, table)
+    assert after.version > t.version + 1
+    assert after.to_move() == 0 or after.status == "finished"
+    assert not h.worker.thinker.thinking()
+    h.worker.thinker.close()
