@@ -35,7 +35,7 @@ import redis.asyncio as aioredis
 
 from adapters.webhook import signing
 from adapters.webhook.app import command_id
-from service.keys import Keys
+from service.store.keys import Keys
 from tests.faults import oom
 from tests.faults.chaos_report import ChaosReport, account, percentiles
 from tests.faults.platform import Receiver
@@ -87,7 +87,7 @@ class Run:
 
     def _spawn(self, args: list[str], env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
         log = open(self.dir / f"{name}.log", "ab")  # noqa: SIM115 (the process owns it)
-        return subprocess.Popen([sys.executable, "-m", "service.cli", *args], env=env,
+        return subprocess.Popen([sys.executable, "-m", "service.ops.cli", *args], env=env,
                                 stdout=subprocess.DEVNULL, stderr=log)
 
     def spawn_worker(self) -> None:

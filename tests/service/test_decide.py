@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
-from service.events import (
+from service.domain.events import (
     BotsAdded,
     MatchFinished,
     MatchStarted,
@@ -17,9 +17,9 @@ from service.events import (
     TableCancelled,
     TableCreated,
 )
-from service.tables.decide import Refused, commitment, decide
-from service.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
-from service.tokens import issue
+from service.domain.tables.decide import Refused, commitment, decide
+from service.domain.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
+from service.domain.tokens import issue
 from tests.service.support import ANA, BEA, CAL, DAN, OTHER_GROUP, SECRET, cmd, context, private
 
 
@@ -256,7 +256,7 @@ def test_a_whole_match_ends_with_match_finished():
 
 
 def test_evolve_refuses_events_before_creation():
-    from service.tables.state import evolve
+    from service.domain.tables.state import evolve
 
     with pytest.raises(ValueError):
         evolve(None, TableCancelled(by=ANA))
@@ -294,7 +294,7 @@ def test_any_sequence_of_commands_keeps_the_table_consistent():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from service.tables.state import evolve
+    from service.domain.tables.state import evolve
 
     @settings(max_examples=60, deadline=None)
     @given(st.data())
