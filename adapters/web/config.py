@@ -16,7 +16,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class WebSettings(BaseSettings):
     """The adapter's settings (see the module docstring)."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_WEB_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(env_prefix="CINQ_WEB_", extra="ignore", env_ignore_empty=True,
+                                      populate_by_name=True)
 
     public_url: str | None = None
     host: str = "127.0.0.1"
