@@ -141,8 +141,9 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
             first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
                      "messages": [page_message(m, v.person, v.locale) for m in msgs]}
-            # The state carries no SSE id: a reconnect resumes after the last *message* seen.
-            await resp.send(json.dumps(first), event="state")
+            # The state is what was shown at outbox entry ``position``: its id, so that a page that
+            # reconnects before any message came resumes from there (and misses nothing).
+            await resp.send(json.dumps(first), event="state", id=position)
             async for mid, msg in watch.follow(v.table, v.person, position):
                 await resp.send(json.dumps(page_message(msg.rendered(v.locale), v.person, v.locale)),
                                 event="message", id=mid)
