@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import time
@@ -17,20 +18,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from playwright.async_api import async_playwright  # noqa: E402
+from playwright.async_api import async_playwright
 
-from service.identities import Player, Room  # noqa: E402
-from service.weblinks import issue_link, table_url  # noqa: E402
-from tests.adapters.web.support import CHROMIUM, Stack  # noqa: E402
+from service.domain.identities import Player, Room
+from service.domain.weblinks import issue_link, table_url
+from tests.adapters.web.support import CHROMIUM, Stack
 
 GROUP = Room(platform="terminal", chat="group-1", kind="group")
-PEOPLE = [Player(platform="terminal", user="ana", name="Ana"), Player(platform="terminal", user="bea", name="Bea")]
+PEOPLE = [Player(platform="terminal", user="ana", name="Ana"),
+          Player(platform="terminal", user="bea", name="Bea")]
 VERSION = "window.cinq.room ? window.cinq.room.version : -1"
 
 
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+    return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
 
 
 async def main(moves: int) -> None:
@@ -54,10 +56,8 @@ async def main(moves: int) -> None:
 
             async def sized(r, sizes=sizes):
                 if "/api/events" not in r.url:
-                    try:
+                    with contextlib.suppress(Exception):
                         sizes.append(len(await r.body()))
-                    except Exception:
-                        pass
 
             page.on("response", lambda r, f=sized: asyncio.ensure_future(f(r)))
             k = issue_link(b"web-test", table=table, expires=time.time() + 3600, platform=who.platform,
@@ -68,7 +68,8 @@ async def main(moves: int) -> None:
             if i == 0:
                 weight = sum(sizes)
                 paint = await page.evaluate(
-                    "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: -1}).startTime")
+                    "(performance.getEntriesByName('first-contentful-paint')[0]"
+                    " || {startTime: -1}).startTime")
             pages.append(page)
         own: list[float] = []
         other: list[float] = []
@@ -96,8 +97,8 @@ async def main(moves: int) -> None:
             other.append((time.perf_counter() - t0) * 1000)
         await browser.close()
     print(f"web table, {len(own)} clicks on loopback (fakeredis, worker in-process, chromium headless)")
-    print(f"  click -> own table updated:    p50 {statistics.median(own):6.1f} ms   p99 {pct(own, 99):6.1f} ms")
-    print(f"  click -> other's table updated: p50 {statistics.median(other):6.1f} ms   p99 {pct(other, 99):6.1f} ms")
+    for name, xs in (("own table updated:    ", own), ("other's table updated:", other)):
+        print(f"  click -> {name} p50 {statistics.median(xs):6.1f} ms   p99 {pct(xs, 99):6.1f} ms")
     print(f"  page weight (html, css, js, texts, state): {weight / 1024:.1f} KB (goal < 150 KB)")
     print(f"  first contentful paint: {paint:.0f} ms (goal < 1000 ms)")
 

@@ -1,9 +1,9 @@
 """The web table's HTTP server (aiohttp): the page, a small JSON API and each viewer's live feed.
 
 Who may open what is decided here from credentials only, and what they see by the service
-(:mod:`service.watch`): a viewer holds a *link token* (``k``, :mod:`service.weblinks`) bound to
-(platform, user, table), or to a table alone for a spectator; a Telegram Mini App trades its
-``initData`` for one (``POST /api/session``).  A missing, forged or expired credential gets 401, a
+(:mod:`service.platform.watch`): a viewer holds a *link token* (``k``,
+:mod:`service.domain.weblinks`) bound to (platform, user, table), or to a table alone for a
+spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  A missing, forged or expired credential gets 401, a
 move by a spectator or with another table's action token 403, and nothing is shown either way.
 
 - ``GET /`` the page; ``/static/*`` its script, style and deck;
@@ -30,12 +30,12 @@ from aiohttp_sse import sse_response
 from adapters.web.config import WebSettings
 from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.payload import catalogue, page_message
-from service.gateway import Gateway
-from service.i18n import pick_locale, translate
-from service.identities import Player, Room
-from service.tokens import TokenError, open_token
-from service.watch import Watch
-from service.weblinks import LinkClaims, LinkError, issue_link, open_link
+from service.domain.identities import Player, Room
+from service.domain.tokens import TokenError, open_token
+from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
+from service.platform.watch import Watch
+from service.protocol.i18n import pick_locale, translate
+from service.write.gateway import Gateway
 
 STATIC = Path(__file__).with_name("static")
 _TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -18,14 +18,14 @@ from aiohttp import web
 
 from adapters.web.app import make_app
 from adapters.web.config import WebSettings
-from service import logs
-from service.gateway import Gateway
-from service.i18n import pick_locale
-from service.identities import Player, Room
-from service.runtime import build, connect
-from service.settings import Settings
-from service.watch import Watch
-from service.weblinks import LINK_TTL_S, issue_link, table_url
+from service.domain.identities import Player, Room
+from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
+from service.ops import logs
+from service.ops.runtime import build, connect
+from service.ops.settings import Settings
+from service.platform.watch import Watch
+from service.protocol.i18n import pick_locale
+from service.write.gateway import Gateway
 
 
 class WebAdapter:
@@ -103,7 +103,8 @@ async def play(words: list[str], lang: str | None = None, port: int = 0, open_br
         loop.add_signal_handler(sig, done.set)
     try:
         await adapter.start(port=port)
-        await rt.redis.hset(rt.keys.player_prefs(me.platform, me.user), "locale", locale)
+        # The language through the service, as a person would say it (no Redis write here).
+        await rt.gateway.submit(f"/lang {locale}", user=me, room=room, command_id="web-play-lang")
         cid = await rt.gateway.submit("/play " + " ".join(words or ["cinquillo"]), user=me, room=room,
                                       language_code=locale, command_id="web-play-1")
         url = adapter.link(rt.gateway.table_for(cid), me)

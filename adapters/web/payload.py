@@ -10,11 +10,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from service import text
-from service.i18n import msgids, translate
-from service.i18n.render import move_text
-from service.identities import Player
-from service.outbox import Message
+from service.domain.identities import Player
+from service.platform.outbox import Message
+from service.protocol import text
+from service.protocol.i18n import msgids, translate
+from service.protocol.i18n.render import move_text
 
 _SUITS = "oceb"
 _RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)

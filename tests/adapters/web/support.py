@@ -13,10 +13,10 @@ import fakeredis
 
 from adapters.web.cli import WebAdapter
 from adapters.web.config import WebSettings
-from service.identities import Player, Room
-from service.runtime import Runtime, build
-from service.settings import Settings
-from service.tables import repository
+from service.domain.identities import Player, Room
+from service.ops.runtime import Runtime, build
+from service.ops.settings import Settings
+from service.store import repository
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -32,7 +32,8 @@ def settings(**kw: Any) -> Settings:
 class Stack:
     """A worker and the web adapter on one Redis (fakeredis unless one is given)."""
 
-    def __init__(self, redis: Any = None, service: Settings | None = None, bot_token: str | None = None) -> None:
+    def __init__(self, redis: Any = None, service: Settings | None = None,
+                 bot_token: str | None = None) -> None:
         self.redis = redis if redis is not None else fakeredis.FakeAsyncRedis()
         self.settings = service or settings()
         self.rt: Runtime = build(self.settings, redis=self.redis)

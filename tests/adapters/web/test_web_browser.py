@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import async_playwright
 
-from service.identities import Player
-from service.weblinks import issue_link, table_url
+from service.domain.identities import Player
+from service.domain.weblinks import issue_link, table_url
 from tests.adapters.web.support import CHROMIUM, Stack, hidden_cards
 
 pytestmark = pytest.mark.e2e
@@ -73,7 +73,8 @@ async def test_a_whole_match_against_ai_players_by_clicking(browser, game):
         await page.goto(url(s, table))
         await page.wait_for_selector("#hand .cardbtn")
         # Every card is a button with a spoken name; the legal ones raised, the others dimmed.
-        labels = await page.locator("#hand .cardbtn").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+        labels = await page.locator("#hand .cardbtn").evaluate_all(
+            "bs => bs.map(b => b.getAttribute('aria-label'))")
         assert labels and all(labels)
         if game == "cinquillo":
             assert all(" of " in label for label in labels), labels
@@ -135,7 +136,7 @@ async def test_a_reconnect_mid_match_resumes_with_nothing_missed(browser):
 
 
 def _room():
-    from service.identities import Room
+    from service.domain.identities import Room
     return Room(platform=ME.platform, chat=ME.user, kind="private")
 
 
@@ -146,9 +147,10 @@ async def test_forged_and_expired_links_show_nothing(browser):
         good = url(s, table)
         expired = table_url(s.url, issue_link(b"web-test", table=table, expires=time.time() - 1,
                                               platform="terminal", user="you"))
+        responses: list[int] = []
+        page.on("response", lambda r: responses.append(r.status) if "/api/" in r.url else None)
         for bad in (good[:-3] + "xyz", expired):
-            responses: list[int] = []
-            page.on("response", lambda r: responses.append(r.status) if "/api/" in r.url else None)
+            responses.clear()
             await page.goto(bad)
             await page.wait_for_selector("body.refused")
             assert await page.locator("#hand .cardbtn").count() == 0
