@@ -3,8 +3,9 @@
 Who may open what is decided here from credentials only, and what they see by the service
 (:mod:`service.platform.watch`): a viewer holds a *link token* (``k``,
 :mod:`service.domain.weblinks`) bound to (platform, user, table), or to a table alone for a
-spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  A missing, forged or expired credential gets 401, a
-move by a spectator or with another table's action token 403, and nothing is shown either way.
+spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  A missing,
+forged or expired credential gets 401, a move by a spectator or with another table's action token
+403, and nothing is shown either way.
 
 - ``GET /`` the page; ``/static/*`` its script, style and deck;
 - ``GET /api/i18n?lang=`` the page's texts and every card's spoken name, from the catalogues;
