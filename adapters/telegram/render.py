@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from adapters.telegram.callbacks import FLAGS, GAMES, Cfg, Lobby
 from service.platform.outbox import Message
@@ -34,7 +34,7 @@ ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
 
 @dataclass(frozen=True)
 class Content:
-    """A message's text and inline keyboard (rows of ``{"text", "data"|"url"}``)."""
+    """A message's text and inline keyboard (rows of ``(text, "data"|"url"|"web_app", value)``)."""
 
     text: str
     rows: tuple[tuple[tuple[str, str, str], ...], ...] = ()
@@ -43,9 +43,7 @@ class Content:
         """The aiogram keyboard (None: no keyboard)."""
         if not self.rows:
             return None
-        return InlineKeyboardMarkup(inline_keyboard=[
-            [InlineKeyboardButton(text=t, url=v) if k == "url"
-             else InlineKeyboardButton(text=t, callback_data=v) for t, k, v in row] for row in self.rows])
+        return InlineKeyboardMarkup(inline_keyboard=[[_button(t, k, v) for t, k, v in row] for row in self.rows])
 
     def digest(self) -> str:
         """A digest of text and keyboard: an edit to identical content is never sent."""
@@ -58,7 +56,8 @@ class Content:
     @classmethod
     def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
         """What a message received from Telegram shows (to compare with what it should show)."""
-        rows = tuple(tuple((b.text, "url", b.url) if b.url else (b.text, "data", b.callback_data or "")
+        rows = tuple(tuple((b.text, "url", b.url) if b.url else (b.text, "web_app", b.web_app.url) if b.web_app
+                           else (b.text, "data", b.callback_data or "")
                            for b in row) for row in (markup.inline_keyboard if markup else []))
         return cls(text or "", rows)
 
@@ -67,6 +66,14 @@ class Content:
         """Read :meth:`to_json` back."""
         rows = data.get("rows", [])
         return cls(data["text"], tuple(tuple((b[0], b[1], b[2]) for b in row) for row in rows))
+
+
+def _button(text: str, kind: str, value: str) -> InlineKeyboardButton:
+    if kind == "url":
+        return InlineKeyboardButton(text=text, url=value)
+    if kind == "web_app":
+        return InlineKeyboardButton(text=text, web_app=WebAppInfo(url=value))
+    return InlineKeyboardButton(text=text, callback_data=value)
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,29 @@ def hand_link(locale: str, bot_username: str, table: str) -> tuple[str, str, str
     return translate(locale, "tg.btn.hand"), "url", f"https://t.me/{bot_username}?start={table}"
 
 
+def web_button(msg: Message, *, group: bool, bot_username: str) -> tuple[str, str, str] | None:
+    """The web table's button, when the message carries a link (the web table is configured).
+
+    In a private chat, a Mini App (``web_app``) on the message's own link.  In a group, where Telegram
+    allows no ``web_app`` button, a ``startapp`` deep link: the Mini App opens for whoever taps it,
+    on this table, and shows that person's own hand if they play (they are known by Telegram's
+    ``initData``, not by the link, which everyone in the group can tap).  A replay is public: its page
+    is linked as it is."""
+    if not msg.link or not msg.table:
+        return None
+    label = translate(msg.locale, "tg.btn.replay_web" if msg.kind == "replay" else "tg.btn.web")
+    if not group:
+        return label, "web_app", msg.link
+    if msg.kind == "replay":
+        return label, "url", msg.link
+    return label, "url", f"https://t.me/{bot_username}?startapp={msg.table}"
+
+
+def _web_rows(msg: Message, group: bool, bot_username: str) -> tuple[tuple[tuple[str, str, str], ...], ...]:
+    button = web_button(msg, group=group, bot_username=bot_username)
+    return ((button,),) if button else ()
+
+
 def action_rows(msg: Message) -> tuple[tuple[tuple[str, str, str], ...], ...]:
     """The legal moves as buttons (the service offers no illegal one); "pass" gets a row of its own."""
     plays = [(a.label, "data", a.token) for a in msg.actions[:MAX_BUTTONS] if a.move != "pass"]
@@ -234,29 +264,31 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if to.player.platform != PLATFORM:
             return out
         chat = to.player.user
+        web = _web_rows(msg, False, bot_username)
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
             text = f"{since}\n\n{msg.text}" if since else msg.text
-            content = Content(_clip(text), action_rows(msg))
+            content = Content(_clip(text), action_rows(msg) + web)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc))
         else:
-            out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
+            out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
         return out
     room = to.room
     if room is None or room.platform != PLATFORM:
         return out
     chat, group = room.chat, room.kind == "group"
     view = msg.view or {}
+    web = _web_rows(msg, group, bot_username)
     if msg.kind == "table" and table:
-        rows: tuple[tuple[tuple[str, str, str], ...], ...] = ()
+        rows: tuple[tuple[tuple[str, str, str], ...], ...] = () if group else web
         text = msg.text
         if group:
             out.group_table = (chat, table)
             if view.get("status") == "lobby":
                 rows = lobby_rows(loc, table)
             elif "status" not in view:  # an engine view: the match runs
-                rows = ((hand_link(loc, bot_username, table),),)
+                rows = ((hand_link(loc, bot_username, table), *(web[0] if web else ())),)
                 left = _time_left(msg, now, written_at, turn_seconds)
                 text = f"{text}\n{left}" if left else text
         content = Content(_clip(text), rows)
@@ -265,12 +297,12 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         return out
     if msg.kind == "match_over" and table:
         final = render_view(view, loc, names=seat_names) if view else msg.text
-        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final)), (msg.id,)))
+        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final), web), (msg.id,)))
         summary = "\n\n".join([translate(loc, "tg.summary", text=msg.text),
                                translate(loc, "tg.replay", table=table)])
         out.ops.append(Post(chat, Content(_clip(summary)), msg.id))
         if group:
             out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
-    out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
+    out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
     return out

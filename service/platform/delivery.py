@@ -3,7 +3,8 @@
 Every platform-facing adapter (the HTTP webhook, Telegram) delivers outbox messages the same way, so
 the platform-neutral part lives here; the adapter only supplies a *handler* that sends one message
 (already :meth:`~service.platform.outbox.Message.rendered`: its text and action labels are in the recipient's
-language)::
+language; with the web table configured, its :attr:`~service.platform.outbox.Message.link` set by
+:mod:`service.platform.links`)::
 
     delivery = Delivery(redis, settings, "acme")          # one per process and platform
     await delivery.run(handler, stop)                     # until ``stop`` is set
@@ -74,6 +75,7 @@ from redis.exceptions import RedisError
 from service.ops import logs
 from service.ops.settings import Settings
 from service.platform.doorbell import Doorbell
+from service.platform.links import Links
 from service.platform.outbox import Message
 from service.store.decoding import as_text
 from service.store.groups import Group, Pause, backoff
@@ -232,8 +234,12 @@ class Delivery:
 
     def __init__(self, redis: Any, settings: Settings, platform: str, consumer: str | None = None, *,
                  options: DeliveryOptions | None = None, metrics: DeliveryMetrics | None = None,
-                 rng: random.Random | None = None, clock: Callable[[], float] = time.time) -> None:
+                 rng: random.Random | None = None, clock: Callable[[], float] = time.time,
+                 links: Links | None = None) -> None:
         self.redis = redis
+        # The web table's links on each message: given, else from the settings (none without
+        # CINQ_WEB_PUBLIC_URL).
+        self.links = links or Links.of(settings, clock)
         self.settings = settings
         self.platform = platform
         self.consumer = consumer or f"d-{secrets.token_hex(4)}"
@@ -513,6 +519,8 @@ class Delivery:
         try:
             # The worker leaves the text deferred: it is written here, in the recipient's language.
             msg = it.msg.rendered()
+            if self.links is not None:
+                msg = self.links.attach(msg)
         except Exception as e:  # a message that cannot be rendered never will be: keep it for an operator
             await self._dead_letter(it, f"unrenderable: {type(e).__name__}: {e}", 0)
             return

@@ -31,13 +31,21 @@
     return h.get("tgWebAppData");
   }
 
+  function linkClaims(k) {
+    // What a link says (not secret, only signed): {p, u, t, e}; null if it is not one.
+    try { return JSON.parse(atob(k.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))); } catch (e) { return null; }
+  }
   async function credentials() {
     const q = new URLSearchParams(location.search);
-    if (q.get("k")) return q.get("k");
+    const k = q.get("k");
     const initData = theme();
+    // A person's link is theirs; a spectator's link opened as a Mini App (a private chat's table
+    // button) is traded with Telegram's initData for the person's own view of that table.
+    const claims = k ? linkClaims(k) : null;
+    if (k && (!initData || !claims || claims.p)) return k;
     if (!initData) return null;
     const r = await fetch("/api/session", {method: "POST", headers: {"content-type": "application/json"},
-      body: JSON.stringify({init_data: initData, table: q.get("table")})});
+      body: JSON.stringify({init_data: initData, table: q.get("table") || (claims && claims.t)})});
     if (!r.ok) { await refused(r); return null; }
     return (await r.json()).k;
   }
@@ -232,7 +240,7 @@
     const sent = fetch(`/api/move?k=${encodeURIComponent(S.k)}`, {method: "POST",
       headers: {"content-type": "application/json"}, body: JSON.stringify({token: a.token, id})});
     $("notice").textContent = "";
-    draw();
+    paint();
     const r = await sent;
     if (!r.ok) { S.busy = false; await refused(r); draw(); }
   }
