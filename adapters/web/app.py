@@ -13,7 +13,8 @@ forged or expired credential gets 401, a move by a spectator or with another tab
 - ``GET /api/events?k=`` Server-Sent Events: ``state`` first, then every ``message`` with the outbox
   entry id as its SSE id (``Last-Event-ID`` on a reconnect resumes after it);
 - ``POST /api/move?k=`` ``{"token", "id"}``: an action token from the viewer's own hand message;
-- ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end).
+- ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end);
+- ``GET /healthz``, ``/readyz``, ``/metrics`` as every role serves them (:mod:`service.ops.health`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +32,12 @@ from aiohttp_sse import sse_response
 
 from adapters.web.config import WebSettings
 from adapters.web.initdata import InitDataError, check_init_data
+from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
+from service.ops.health import add_routes
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale, translate
 from service.write.gateway import Gateway
@@ -54,8 +58,10 @@ class Viewer:
     locale: str
 
 
-def refusal(status: int, code: str, locale: str) -> web.HTTPException:
+def _refusal(status: int, code: str, locale: str, metrics: WebMetrics | None = None) -> web.HTTPException:
     """A refusal as problem JSON, its ``detail`` in the viewer's language."""
+    if metrics is not None:
+        metrics.refused.labels(str(status), code).inc()
     cls = {400: web.HTTPBadRequest, 401: web.HTTPUnauthorized, 403: web.HTTPForbidden,
            404: web.HTTPNotFound}[status]
     body = {"type": f"urn:cinq:problem:{code}", "status": status, "title": code,
@@ -71,9 +77,15 @@ def _lang(request: web.Request) -> str:
 
 
 def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
-             clock: Callable[[], float] = time.time) -> web.Application:
-    """The adapter's application over a gateway (moves in) and a watch (what each viewer sees)."""
+             clock: Callable[[], float] = time.time, metrics: WebMetrics | None = None) -> web.Application:
+    """The adapter's application over a gateway (moves in) and a watch (what each viewer sees),
+    with ``/healthz``, ``/readyz`` (Redis takes a write of ``probe:web``, and the watch's reader
+    runs) and ``/metrics`` like every role."""
     secrets = gateway.secrets
+    metrics = metrics or WebMetrics()
+
+    def refusal(status: int, code: str, locale: str) -> web.HTTPException:
+        return _refusal(status, code, locale, metrics)
 
     async def viewer(request: web.Request) -> Viewer:
         k = request.query.get("k") or ""
@@ -139,6 +151,13 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         msgs = await watch.now(v.table, v.person, v.locale)
         if msgs is None:
             raise refusal(404, "not_found", v.locale)
+        metrics.feeds.inc()
+        try:
+            return await _feed(request, v, position, msgs)
+        finally:
+            metrics.feeds.dec()
+
+    async def _feed(request: web.Request, v: Viewer, position: str, msgs: list[Any]) -> web.StreamResponse:
         async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
             first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
                      "messages": [page_message(m, v.person, v.locale) for m in msgs]}
@@ -173,6 +192,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         room = Room(platform=person.platform, chat=person.user, kind="private")
         command = await gateway.submit(user=person, room=room, token=token,
                                        command_id=f"web-{cid}" if cid else None)
+        metrics.moves.inc()
         return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)
 
     async def replay(request: web.Request) -> web.Response:
@@ -196,6 +216,6 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_post("/api/move", move)
     app.router.add_get("/api/replay/{table}", replay)
     app.router.add_static("/static", STATIC, append_version=False)
-    return app
+    return add_routes(app, gateway.redis, metrics, watch.problem, probe_key=gateway.keys.probe("web"))
 
 

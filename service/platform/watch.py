@@ -143,6 +143,15 @@ class Watch:
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run())
 
+    async def problem(self) -> str | None:
+        """Why the watch cannot follow tables now (None: it can): its reader stopped on an error.
+        Readiness asks it (``/readyz`` of the web adapter)."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        error = task.exception()
+        return f"the outbox reader stopped: {type(error).__name__}: {error}" if error else None
+
     async def close(self) -> None:
         """Stop reading."""
         if self._task is not None:

@@ -200,3 +200,41 @@ async def test_a_finished_match_has_a_replay_and_a_running_one_does_not():
         assert status == 200 and rp["ok"] is True and len(rp["steps"]) > 10
         assert all(st["view"]["hand"] is None for st in rp["steps"]), "a step showed a hand"
         assert len(rp["hands"]) == 4 and rp["seed"]
+
+
+async def test_health_readiness_and_metrics_like_every_role():
+    async with Stack() as s:
+        status, body = await s.get("/healthz")
+        assert status == 200 and body["status"] == "ok"
+        status, body = await s.get("/readyz")
+        assert status == 200 and body["status"] == "ready"
+        assert await s.redis.get(s.web.gateway.keys.probe("web")) is not None, "readiness writes its probe"
+        await s.get("/api/state", k="forged")
+        async with s.http.get(s.url + "/metrics") as r:
+            text = await r.text()
+        assert 'cinq_web_refusals_total{code="unauthorized",status="401"} 1.0' in text
+        assert "cinq_web_feeds 0.0" in text
+
+
+async def test_without_redis_the_web_table_is_not_ready_but_alive():
+    import redis.asyncio as aioredis
+
+    from tests.adapters.web.support import settings
+
+    nowhere = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)
+    from adapters.web.cli import WebAdapter
+    from adapters.web.config import WebSettings
+
+    web = WebAdapter(nowhere, settings(), WebSettings())
+    await web.start(host="127.0.0.1", port=0)
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{web.port}/readyz") as r:
+                assert r.status == 503
+                body = await r.json()
+                assert body["status"] == "unavailable" and body["error"].startswith("store: ")
+            async with http.get(f"http://127.0.0.1:{web.port}/healthz") as r:
+                assert r.status == 200
+    finally:
+        await web.close()
+        await nowhere.aclose()
