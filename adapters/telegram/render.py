@@ -43,7 +43,8 @@ class Content:
         """The aiogram keyboard (None: no keyboard)."""
         if not self.rows:
             return None
-        return InlineKeyboardMarkup(inline_keyboard=[[_button(t, k, v) for t, k, v in row] for row in self.rows])
+        return InlineKeyboardMarkup(inline_keyboard=[[_button(t, k, v) for t, k, v in row]
+                                                     for row in self.rows])
 
     def digest(self) -> str:
         """A digest of text and keyboard: an edit to identical content is never sent."""
@@ -56,7 +57,8 @@ class Content:
     @classmethod
     def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
         """What a message received from Telegram shows (to compare with what it should show)."""
-        rows = tuple(tuple((b.text, "url", b.url) if b.url else (b.text, "web_app", b.web_app.url) if b.web_app
+        rows = tuple(tuple((b.text, "url", b.url) if b.url
+                           else (b.text, "web_app", b.web_app.url) if b.web_app
                            else (b.text, "data", b.callback_data or "")
                            for b in row) for row in (markup.inline_keyboard if markup else []))
         return cls(text or "", rows)
@@ -297,7 +299,8 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         return out
     if msg.kind == "match_over" and table:
         final = render_view(view, loc, names=seat_names) if view else msg.text
-        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final), web), (msg.id,)))
+        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final), web),
+                            (msg.id,)))
         summary = "\n\n".join([translate(loc, "tg.summary", text=msg.text),
                                translate(loc, "tg.replay", table=table)])
         out.ops.append(Post(chat, Content(_clip(summary)), msg.id))

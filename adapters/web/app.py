@@ -23,9 +23,9 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 from aiohttp_sse import sse_response

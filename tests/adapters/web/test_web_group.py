@@ -68,7 +68,8 @@ def _mini_app_url(base: str, who: Any, table: str) -> str:
     init = sign_init_data(TOKEN, {"auth_date": str(int(time.time())), "user": user, "start_param": table,
                                   "query_id": f"q{who.id}"})
     theme = json.dumps({"bg_color": "#ffffff", "text_color": "#111111"})
-    return f"{base}/t#tgWebAppData={quote(init, safe='')}&tgWebAppVersion=7.0&tgWebAppThemeParams={quote(theme)}"
+    return (f"{base}/t#tgWebAppData={quote(init, safe='')}&tgWebAppVersion=7.0"
+            f"&tgWebAppThemeParams={quote(theme)}")
 
 
 async def _outbox(w: World) -> list[Message]:
@@ -205,11 +206,12 @@ def _scan_telegram(w: World, t: Any, seats: dict[int, int], outbox: list[Message
     allowed: dict[int, set[str]] = {}
     for m in outbox:
         if m.kind == "hand" and m.to.player is not None:
-            allowed.setdefault(int(m.to.player.user), set()).update(render_view(m.view or {}, "en").splitlines())
+            lines = render_view(m.view or {}, "en").splitlines()
+            allowed.setdefault(int(m.to.player.user), set()).update(lines)
     assert set(allowed) == set(seats), "each person got their hand in their private chat too"
     prefixes = [translate("en", key, cards="", moves="").strip() for key in ("view.hand", "view.legal")]
-    calls = [c for c in w.fake.calls if c.method in ("sendMessage", "editMessageText", "editMessageReplyMarkup",
-                                                     "answerCallbackQuery")]
+    shown = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "answerCallbackQuery")
+    calls = [c for c in w.fake.calls if c.method in shown]
     assert any(c.chat == CAL.id for c in calls) and any(c.chat == GROUP_ID for c in calls)
     for c in calls:
         lines = str(c.params.get("text") or "").splitlines()
