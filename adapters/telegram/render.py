@@ -16,7 +16,7 @@ from typing import Any
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from adapters.telegram.callbacks import FLAGS, GAMES, Cfg, Lobby
+from adapters.telegram.callbacks import Lobby
 from service.i18n import translate
 from service.i18n.render import move_text, render_view
 from service.outbox import Message
@@ -168,30 +168,6 @@ def action_rows(msg: Message) -> tuple[tuple[tuple[str, str, str], ...], ...]:
     if passes:
         rows.append(tuple(passes))
     return tuple(rows)
-
-
-def settings_content(locale: str, cfg: Cfg) -> Content:
-    """The settings keyboard of ``/play`` (private) or ``/new`` (group)."""
-    game = GAMES[cfg.game]
-    rows: list[tuple[tuple[str, str, str], ...]] = []
-    rows.append(((translate(locale, "tg.btn.players", n=cfg.players), "data",
-                  cfg.model_copy(update={"op": "n"}).pack()),))
-    for i, (label, _) in enumerate(FLAGS[cfg.game]):
-        on = bool(cfg.flags >> i & 1)
-        text = translate(locale, "tg.btn.on" if on else "tg.btn.off", option=translate(locale, label))
-        rows.append(((text, "data", cfg.model_copy(update={"op": f"t{i}"}).pack()),))
-    go = "tg.btn.play" if cfg.where == "p" else "tg.btn.open"
-    rows.append(((translate(locale, go), "data", cfg.model_copy(update={"op": "go"}).pack()),))
-    text = translate(locale, "tg.settings", game=translate(locale, f"game.{game}"), players=cfg.players)
-    return Content(text, tuple(rows))
-
-
-def games_content(locale: str, where: str, text: str) -> Content:
-    """A text with one button per game, each opening the settings keyboard."""
-    row = tuple((translate(locale, f"game.{g}"), "data",
-                 Cfg(where=where, game=k, players=4 if k == "c" else 3, flags=0, op="show").pack())
-                for k, g in GAMES.items())
-    return Content(text, (row,))
 
 
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:

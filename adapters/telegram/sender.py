@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +58,8 @@ MAX_TRANSIENT = 5
 POST_TTL_S = 24 * 3600
 # Every this many submissions, the state of chats idle for a whole window is dropped.
 PRUNE_EVERY = 1000
+# How many settings keyboards' latest contents are remembered (a keyboard lives a few minutes).
+EDITS_KEPT = 2000
 
 
 @dataclass
@@ -100,6 +102,8 @@ class Sender:
         self.moved: dict[str, str] = {}  # a room's chat id -> its id on Telegram now (a supergroup's)
         self.clock = clock
         self.chats: dict[str, _Chat] = {}
+        # The latest content of each message edited by Edit (settings keyboards), newest last.
+        self.edits: OrderedDict[tuple[str, int], Content] = OrderedDict()
         self.recent: deque[float] = deque()
         self.log = logs.get("telegram.sender")
         self.calls = 0
@@ -128,6 +132,7 @@ class Sender:
                     item.done.append(fut)
                     return fut
         if isinstance(op, Edit):
+            self._remember(op)
             for item in chat.queue:
                 if isinstance(item.op, Edit) and not item.busy and item.op.message_id == op.message_id:
                     item.op = op
@@ -137,6 +142,17 @@ class Sender:
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._drain(op.chat, chat))
         return fut
+
+    def _remember(self, op: Edit) -> None:
+        self.edits[(op.chat, op.message_id)] = op.content
+        self.edits.move_to_end((op.chat, op.message_id))
+        while len(self.edits) > EDITS_KEPT:
+            self.edits.popitem(last=False)
+
+    def latest_edit(self, chat: str, message_id: int) -> Content | None:
+        """The content last asked of a given message (a settings keyboard), sent yet or not: quick
+        presses on an older keyboard apply to this one (None: not known to this process)."""
+        return self.edits.get((chat, message_id))
 
     def _prune(self) -> None:
         """Forget chats with nothing queued and no call in the last window (their limits are met)."""

@@ -30,6 +30,7 @@ from service.events import (
     TableCancelled,
     TableCreated,
 )
+from service.i18n.reasons import options_reason
 from service.tables.state import FINISHED, LOBBY, RUNNING, Table, evolve
 from service.tokens import TokenError, open_token
 
@@ -120,7 +121,7 @@ def _seat_count(game: str, options: dict[str, Any], players: int | None) -> int:
         try:
             engine.new_game(game, players=players, seed=0, **options)
         except ValueError as e:
-            raise Refused("bad_options", reason=str(e)) from None
+            raise Refused("bad_options", reason=options_reason(str(e))) from None
         return players
     last: ValueError | None = None
     for n in range(8, 1, -1):
@@ -129,7 +130,7 @@ def _seat_count(game: str, options: dict[str, Any], players: int | None) -> int:
             return n
         except ValueError as e:
             last = e
-    raise Refused("bad_options", reason=str(last))
+    raise Refused("bad_options", reason=options_reason(str(last)))
 
 
 def _create(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
@@ -141,7 +142,7 @@ def _create(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     # "turn=<seconds>" is the service's own option (the turn timer), not the engine's.
     turn = options.pop("turn", ctx.turn_seconds)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
-        raise Refused("bad_options", reason=f"turn={turn}")
+        raise Refused("bad_options", reason=options_reason(f"turn={turn}"))
     players = cmd.args.get("players")
     game = cmd.args.get("game", "")
     if game not in engine.games():
@@ -278,7 +279,7 @@ def _set(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     changes = dict(cmd.args.get("options") or {})
     turn = changes.pop("turn", t.turn_seconds)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
-        raise Refused("bad_options", reason=f"turn={turn}")
+        raise Refused("bad_options", reason=options_reason(f"turn={turn}"))
     options = {**t.options, **changes}
     players = cmd.args.get("players")
     if players is not None:

@@ -20,10 +20,11 @@ from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
-from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
+from adapters.telegram import menu
+from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.presses import Presses, command_id
-from adapters.telegram.render import MAIN, PLATFORM, Content, Edit, settings_content
+from adapters.telegram.render import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate
@@ -119,27 +120,34 @@ async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gatewa
 async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway, sender: Sender,
                            presses: Presses, room: Room | None) -> AnswerCallbackQuery:
     """The settings keyboard of a new table: change one option, or create the table (``go``).  The
-    keyboard's edits go through the chat's queue like every other message (merged, within the limits)."""
+    keyboard's edits go through the chat's queue like every other message (merged, within the limits).
+
+    The press's ``op`` is applied to the latest state the keyboard was given (three quick taps on
+    "players" count three times, whichever keyboard they came from), and only ever reaches a state
+    the engine accepts (:mod:`adapters.telegram.menu`)."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
-    cfg, op = callback_data, callback_data.op
+    op = callback_data.op
     if cq.message is None or room is None or not hasattr(cq.message, "message_id"):
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
     shown = Content.of_message(getattr(cq.message, "text", None), getattr(cq.message, "reply_markup", None))
+    latest = sender.latest_edit(room.chat, cq.message.message_id) or shown
+    state = callback_data if op == "show" else (menu.state_of(latest) or callback_data)
+    if callback_data.game != state.game or callback_data.where != state.where:
+        state = callback_data  # another game's keyboard: the button's own state
     if op == "go":
-        command = "/play" if cfg.where == "p" else "/new"
-        words = f"{command} {options_words(cfg)}"
+        if not menu.valid(state):  # cannot happen with our keyboards; an old or forged button
+            return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+        command = "/play" if state.where == "p" else "/new"
+        words = f"{command} {options_words(state)}"
         refused = await _submit(cq, gateway, presses, words, user=player, room=room)
         if refused is not None:
             return cq.answer(_alert(refused), show_alert=True)
-        sender.submit(Edit(room.chat, cq.message.message_id, Content(shown.text)))  # the keyboard goes
+        sender.submit(Edit(room.chat, cq.message.message_id, Content(latest.text)))  # the keyboard goes
         return cq.answer(translate(locale, "tg.alert.sent"))
-    if op == "n":
-        cfg = cfg.model_copy(update={"players": next_players(cfg.players)})
-    elif op.startswith("t") and op[1:].isdigit():
-        cfg = cfg.model_copy(update={"flags": cfg.flags ^ (1 << int(op[1:]))})
-    content = settings_content(locale, cfg)
-    if content != shown:  # never an edit to what the message already shows
+    state = menu.apply(state, op)
+    content = menu.settings_content(locale, state)
+    if content != latest:  # never an edit to what the message already shows
         sender.submit(Edit(room.chat, cq.message.message_id, content))
     return cq.answer()
 

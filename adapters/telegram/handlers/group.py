@@ -12,7 +12,8 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
-from adapters.telegram.render import PLATFORM, Content, Post, games_content
+from adapters.telegram.menu import games_content
+from adapters.telegram.render import PLATFORM, Content, Post
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate

@@ -8,7 +8,8 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import resend_slot
 from adapters.telegram.handlers.people import player_of
-from adapters.telegram.render import Post, games_content
+from adapters.telegram.menu import games_content
+from adapters.telegram.render import Post
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate

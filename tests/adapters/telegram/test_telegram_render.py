@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import engine
 from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
-from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route, settings_content
+from adapters.telegram.menu import settings_content
+from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route
 from service.identities import Player, Room
 from service.outbox import Action, Message, Recipient
 
