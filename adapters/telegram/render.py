@@ -30,6 +30,8 @@ ROW = 3
 MAIN = "main"
 # Ranks break ties between contents of one version: a hand beats the room's view of the same version.
 ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
+# The command id prefix of a typed /hand: the hand it causes is sent anew, at the bottom of the chat.
+HAND_PREFIX = "tg:h:"
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,8 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
             text = f"{since}\n\n{msg.text}" if since else msg.text
             content = Content(_clip(text), action_rows(msg))
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
-                                who=to.player.name or to.player.user, locale=loc))
+                                who=to.player.name or to.player.user, locale=loc,
+                                fresh=msg.id.startswith(HAND_PREFIX)))
         else:
             out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
         return out

@@ -39,6 +39,7 @@ from typing import Any
 
 from aiogram import Bot
 from aiogram.exceptions import (
+    TelegramAPIError,
     TelegramBadRequest,
     TelegramForbiddenError,
     TelegramMigrateToChat,
@@ -365,6 +366,11 @@ class Sender:
         else:
             mid = await self._send(api, chat_id, chat, content)
         await self.state.set_message_ref(PLATFORM, chat_id, op.table, op.slot, message_id=mid, sent=digest)
+        if op.fresh and ref is not None and ref.message_id is not None and ref.message_id != mid:
+            # The slot's old message goes: one message shows the slot (no second set of buttons).
+            old = ref.message_id
+            with contextlib.suppress(TelegramAPIError):
+                await self._call(chat_id, chat, lambda: self.bot.delete_message(chat_id=api, message_id=old))
 
     async def _send(self, api: int, chat_id: str, chat: _Chat, content: Content) -> int:
         sent: Any = await self._call(chat_id, chat, lambda: self.bot.send_message(

@@ -9,16 +9,28 @@ from aiogram.types import Message
 from adapters.telegram.consumer import resend_slot
 from adapters.telegram.handlers.people import player_of
 from adapters.telegram.menu import games_content
-from adapters.telegram.render import Post
+from adapters.telegram.render import HAND_PREFIX, Post
 from adapters.telegram.sender import Sender
 from service.gateway import Gateway
 from service.i18n import translate
 from service.identities import Room
 from service.platform_state import PlatformState
+from service.protocol import ProtocolError, parse_command
 
 
 def _command_id(message: Message) -> str:
     return f"tg:m:{message.chat.id}:{message.message_id}"
+
+
+def text_command_id(message: Message) -> str:
+    """The command id of a typed command: ``/hand`` gets its own prefix (:data:`HAND_PREFIX`), so
+    that the hand it causes is sent as a new message at the bottom of the chat, not an edit of the
+    one far up (which would change nothing the player sees)."""
+    try:
+        hand = parse_command(message.text or "").name == "hand"
+    except ProtocolError:
+        hand = False
+    return f"{HAND_PREFIX}{message.chat.id}:{message.message_id}" if hand else _command_id(message)
 
 
 async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
@@ -59,7 +71,7 @@ async def text_handler(message: Message, gateway: Gateway, room: Room) -> None:
     """Any other text goes to the service, which parses the chat command protocol."""
     assert message.from_user is not None
     await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code, command_id=_command_id(message))
+                         language_code=message.from_user.language_code, command_id=text_command_id(message))
 
 
 def router() -> Router:

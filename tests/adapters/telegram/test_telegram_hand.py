@@ -1,0 +1,38 @@
+"""``/hand`` (``/mano``) brings the player's hand to the bottom of their private chat (issue 20, bug
+2), in a private match and from a group; the old copy goes, so one message shows the hand."""
+
+from __future__ import annotations
+
+from service.i18n import translate
+from tests.adapters.telegram.support import GROUP_ID, World, person
+
+ANA = person(41, "Ana", "es")
+BEA = person(42, "Bea", "en")
+HAND = {loc: translate(loc, "view.hand", cards="").strip() for loc in ("es", "en")}
+
+
+async def test_mano_in_a_private_match_sends_the_hand_again_at_the_bottom(fake_redis):
+    async with World(fake_redis) as w:
+        await w.say(ANA, "/play cinquillo")
+        await w.quiet()
+        [before] = w.fake.chat_messages(ANA.id)
+        await w.say(ANA, "/mano")
+        await w.quiet()
+        [after] = w.fake.chat_messages(ANA.id)  # one message: the old one was deleted
+        assert after.id > before.id
+        assert HAND["es"] in after.text and w.move_buttons(ANA.id)[0].id == after.id
+        assert any(c.method == "deleteMessage" and int(c.params["message_id"]) == before.id for c in w.fake.calls)
+
+
+async def test_hand_in_a_group_sends_it_in_private_and_nothing_to_the_group(fake_redis):
+    async with World(fake_redis) as w:
+        for p in (ANA, BEA):
+            await w.say(p, "/start")
+        await w.start_in_group(ANA, "/new cinquillo players=2", [BEA])
+        mine = max(w.fake.chat_messages(BEA.id), key=lambda m: m.id)
+        group_calls = len(w.fake.calls_to(GROUP_ID))
+        await w.say(BEA, "/hand", chat=GROUP_ID)
+        await w.quiet()
+        latest = max(w.fake.chat_messages(BEA.id), key=lambda m: m.id)
+        assert latest.id > mine.id and HAND["en"] in latest.text
+        assert len(w.fake.calls_to(GROUP_ID)) == group_calls
