@@ -16,9 +16,9 @@ from typing import Any
 
 from adapters.telegram.callbacks import FLAGS, GAMES, Cfg
 from adapters.telegram.render import Content
-from service.i18n import translate
-from service.protocol import ProtocolError, parse_command
-from service.tables.choices import seat_counts
+from service.domain.tables.choices import seat_counts
+from service.protocol.i18n import translate
+from service.protocol.parse import ProtocolError, parse_command
 
 # The player count a game's keyboard opens with.
 FIRST_PLAYERS = {"c": 4, "5": 3}

@@ -1,4 +1,4 @@
-"""Command shards leased to live workers (service.leases): affinity, fair shares, takeover of a dead
+"""Command shards leased to live workers (service.store.leases): affinity, fair shares, takeover of a dead
 worker's shards.  On fakeredis and on a real Redis."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from service.leases import Leases
-from service.tables.repository import load
-from service.worker import Worker
+from service.store.leases import Leases
+from service.store.repository import load
+from service.write.worker import Worker
 from tests.service.support import ANA, BEA, Harness, Player, Room, seeds
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from service.delivery import Delivery, DeliveryOptions
-from service.tables.repository import load
+from service.platform.delivery import Delivery, DeliveryOptions
+from service.store.repository import load
 from tests.service.support import ANA, BEA, Harness, Player, private
 
 

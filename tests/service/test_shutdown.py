@@ -21,7 +21,7 @@ def _serve(extra: dict[str, str]) -> subprocess.Popen:
     for k in ("REDIS_URL", "CINQ_TELEGRAM_TOKEN", "CINQ_WEBHOOK_PLATFORMS"):
         env.pop(k, None)
     env.update(extra)
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

@@ -11,11 +11,11 @@ from adapters.telegram.handlers.people import player_of
 from adapters.telegram.menu import games_content
 from adapters.telegram.render import HAND_PREFIX, Post
 from adapters.telegram.sender import Sender
-from service.gateway import Gateway
-from service.i18n import translate
-from service.identities import Room
-from service.platform_state import PlatformState
-from service.protocol import ProtocolError, parse_command
+from service.domain.identities import Room
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
+from service.protocol.parse import ProtocolError, parse_command
+from service.write.gateway import Gateway
 
 
 def _command_id(message: Message) -> str:

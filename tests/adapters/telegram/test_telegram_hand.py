@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from service.i18n import translate
+from service.protocol.i18n import translate
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 ANA = person(41, "Ana", "es")

@@ -6,8 +6,8 @@ import engine
 from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
 from adapters.telegram.menu import settings_content
 from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route
-from service.identities import Player, Room
-from service.outbox import Action, Message, Recipient
+from service.domain.identities import Player, Room
+from service.platform.outbox import Action, Message, Recipient
 
 GROUP = Room(platform="telegram", chat="-5", kind="group")
 ANA = Player(platform="telegram", user="9", name="Ana")

@@ -8,10 +8,10 @@ import asyncio
 import engine
 from adapters.telegram.callbacks import Cfg
 from adapters.telegram.menu import counts, first, settings_content
-from service.i18n import translate
-from service.identities import Room
-from service.tables.repository import history
-from service.text import render
+from service.domain.identities import Room
+from service.protocol.i18n import translate
+from service.protocol.text import render
+from service.store.repository import history
 from tests.adapters.telegram.support import World, person
 
 ANA = person(31, "Ana", "es")
