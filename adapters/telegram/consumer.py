@@ -43,6 +43,9 @@ class OutboxHandler:
         self.clock = clock
         self.presses = presses
         self.log = logs.get("telegram.outbox")
+        # The language each table's group is written in (the table's, or the group's /lang), so that
+        # a notice about one person is in the group's language, not that person's.
+        self.group_locales: dict[str, str] = {}
         sender.on_forbidden = self.on_forbidden
         sender.on_migrate = self.migrated
 
@@ -66,6 +69,7 @@ class OutboxHandler:
                        turn_seconds=self.turn_seconds, seat_names=names)
         if routed.group_table is not None:
             await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
+            self.group_locales[routed.group_table[1]] = msg.locale  # for the group's notices
         if routed.group_result is not None:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
@@ -114,7 +118,8 @@ class OutboxHandler:
             key = f"told:{op.table}:{op.chat}"
             if not await self.state.mark_once(PLATFORM, key):
                 return
-            locale = await self.state.chat_locale(PLATFORM, chat) or op.locale
+            locale = await self.state.chat_locale(PLATFORM, chat) or self.group_locales.get(op.table) \
+                or op.locale
             text = translate(locale, "tg.start_me", name=op.who or op.chat)
             content = Content(text, ((hand_link(locale, self.bot_username, op.table),),))
             self.sender.submit(Post(chat, content, key))

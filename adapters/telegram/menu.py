@@ -108,7 +108,8 @@ def settings_content(locale: str, cfg: Cfg) -> Content:
         name = translate(locale, label)
         rows.append(((translate(locale, "tg.btn.on" if on else "tg.btn.off", option=name), "data",
                       data(f"t{i}")),))
-        lines.append(f"{'✅' if on else '▫️'} {name}: {translate(locale, label.replace('.opt.', '.optdesc.'))}")
+        meaning = translate(locale, label.replace(".opt.", ".optdesc."))
+        lines.append(f"{'✅' if on else '▫️'} {name}: {meaning}")
     go = "tg.btn.play" if cfg.where == "p" else "tg.btn.open"
     rows.append(((translate(locale, go), "data", data("go")),))
     return Content("\n".join(lines), tuple(rows))

@@ -17,6 +17,7 @@ from typing import Any
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.telegram.callbacks import Lobby
+from adapters.telegram.texts import announcements, hand_text, lobby_text, table_text
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import move_text, render_view
@@ -214,7 +215,8 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         chat = to.player.user
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
-            text = f"{since}\n\n{msg.text}" if since else msg.text
+            drawn = hand_text(msg, seat_names)
+            text = f"{since}\n\n{drawn}" if since else drawn
             content = Content(_clip(text), action_rows(msg))
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc,
@@ -234,10 +236,15 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
             out.group_table = (chat, table)
             if view.get("status") == "lobby":
                 rows = lobby_rows(loc, table)
+                text = lobby_text(msg)
             elif "status" not in view:  # an engine view: the match runs
                 rows = ((hand_link(loc, bot_username, table),),)
+                text = table_text(msg, seat_names)
                 left = _time_left(msg, now, written_at, turn_seconds)
                 text = f"{text}\n{left}" if left else text
+                # What matters on its own is posted apart: a later edit of the table cannot lose it.
+                out.ops += [Post(chat, Content(_clip(line)), f"{msg.id}:a{i}")
+                            for i, line in enumerate(announcements(msg))]
         content = Content(_clip(text), rows)
         linger = group and "status" not in view
         out.ops.append(Show(chat, table, MAIN, (msg.version, ROOM_RANK), content, (msg.id,), linger=linger))

@@ -11,7 +11,9 @@
   kept per slot in :mod:`service.platform.platform_state`); "message is not modified" counts as done.
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
-  handed to ``on_forbidden`` and the operation is finished: retrying cannot help.
+  handed to ``on_forbidden`` and the operation is finished: retrying cannot help.  Nothing more is
+  sent to that chat until the person writes to the bot (:meth:`Sender.allow`): a silent player's
+  hands would only be refused again, each a wasted call.
 - ``TelegramMigrateToChat`` (a group became a supergroup) is handed to ``on_migrate`` and the call is
   made again to the new id.  Queues, limits and everything in Redis stay under the chat id the service
   knows the room by; only the calls use the chat's id on Telegram now (:attr:`Sender.moved`, else
@@ -103,6 +105,9 @@ class Sender:
         self.moved: dict[str, str] = {}  # a room's chat id -> its id on Telegram now (a supergroup's)
         self.clock = clock
         self.chats: dict[str, _Chat] = {}
+        # Private chats that refused a message (the person never started the bot, or blocked it):
+        # nothing more is tried there until the person writes to the bot (:meth:`allow`).
+        self.forbidden: set[str] = set()
         # The latest content of each message edited by Edit (settings keyboards), newest last.
         self.edits: OrderedDict[tuple[str, int], Content] = OrderedDict()
         self.recent: deque[float] = deque()
@@ -149,6 +154,10 @@ class Sender:
         self.edits.move_to_end((op.chat, op.message_id))
         while len(self.edits) > EDITS_KEPT:
             self.edits.popitem(last=False)
+
+    def allow(self, chat: str) -> None:
+        """The person of a private chat wrote to the bot: it may write to them again."""
+        self.forbidden.discard(chat)
 
     def latest_edit(self, chat: str, message_id: int) -> Content | None:
         """The content last asked of a given message (a settings keyboard), sent yet or not: quick
@@ -226,6 +235,9 @@ class Sender:
 
     async def _attempt(self, chat_id: str, chat: _Chat, item: _Item) -> bool:
         """One try at the queue's head: True when it is finished (sent, or given up), False to retry."""
+        if chat_id in self.forbidden:
+            self.skipped += 1  # refused already: not tried again until the person writes to the bot
+            return True
         await self._wait_turn(chat_id, chat, count=False)
         item.busy = True
         try:
@@ -250,6 +262,8 @@ class Sender:
             item.busy = False
             return False  # again, to the new id
         except TelegramForbiddenError:
+            if not is_group(chat_id):
+                self.forbidden.add(chat_id)
             if self.on_forbidden is not None:
                 try:
                     await self.on_forbidden(item.op)

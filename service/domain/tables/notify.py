@@ -62,7 +62,8 @@ def names(t: Table) -> list[text.Item]:
 def lobby_view(t: Table) -> dict[str, Any]:
     """The public view of a table with no match running (no cards in it)."""
     return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
-            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats]}
+            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats],
+            "options": dict(t.options), "turn_seconds": t.turn_seconds}
 
 
 def _line(after: Table, event: Event) -> text.Item | None:
@@ -190,7 +191,7 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
         mover = t.to_move()
     actions: list[Wire] = []
     lines: list[text.Item] = [text.view(names(t) if seat_names is None else seat_names)]
-    if t.status == RUNNING and mover == seat:
+    if t.status == RUNNING and mover == seat and t.seats[seat].human:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
         actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
@@ -224,6 +225,15 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
                 continue
             if started or (d.events and seat_no == mover) or (
                     asking is not None and asking.same(seat.player)):
+                hands.append(seat_no)
+    # Every person's private message tells the truth to the end: the final result when the match
+    # ends, and no moves any more for a person whose seat an AI player took (its view, no actions).
+    replaced = {e.seat for e in d.events if (isinstance(e, SeatTakenByBot) or (
+        isinstance(e, PlayerKicked) and e.level is not None)) and e.player is not None}
+    if MatchFinished in kinds or replaced:
+        for seat_no, seat in enumerate(t.seats):
+            if seat.player is not None and seat_no not in hands and (
+                    MatchFinished in kinds or seat_no in replaced):
                 hands.append(seat_no)
     # The room's view and the hands' views in one go: what they share is computed once.
     public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
