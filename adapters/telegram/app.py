@@ -33,6 +33,7 @@ from aiogram.types import TelegramObject, Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
+from adapters.telegram.autopass import AutoPass
 from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers import routers
@@ -241,6 +242,8 @@ class TelegramBot:
             delivery.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await delivery
+        if self.handler.autopass is not None:
+            await self.handler.autopass.close()
         # The edits acknowledged but still queued (and the handlers' own edits): sent now.
         if self.flush_on_stop:
             await self.sender.flush(deadline - time.monotonic())
@@ -261,8 +264,9 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
     gateway = Gateway(redis, settings, clock=clock, bot_username=username)
     sender = Sender(bot, state, limits or tg.limits())
     presses = Presses(tg.press_wait_s)
+    autopass = AutoPass(gateway, state, settings.secrets_bytes(), tg.auto_pass_s)
     handler = OutboxHandler(state, sender, bot_username=username, turn_seconds=settings.turn_seconds,
-                            clock=clock, presses=presses)
+                            clock=clock, presses=presses, autopass=autopass)
     delivery = Delivery(redis, settings, PLATFORM, tg.consumer, options=delivery_options, clock=clock,
                         metrics=metrics.delivery)
     dp = Dispatcher(gateway=gateway, platform_state=state, sender=sender, secrets=settings.secrets_bytes(),

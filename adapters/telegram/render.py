@@ -25,7 +25,6 @@ from service.protocol.text import render as render_item
 
 PLATFORM = "telegram"
 MAX_TEXT = 4096
-MAX_BUTTONS = 99
 ROW = 3
 # Slots: the one message of a table in a chat.
 MAIN = "main"
@@ -35,12 +34,18 @@ ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
 HAND_PREFIX = "tg:h:"
 
 
+Rows = tuple[tuple[tuple[str, str, str], ...], ...]
+
+
 @dataclass(frozen=True)
 class Content:
-    """A message's text and inline keyboard (rows of ``{"text", "data"|"url"}``)."""
+    """A message's text and inline keyboard (rows of ``{"text", "data"|"url"}``).  ``pages``: other
+    keyboards the message can switch to (a two-step pick of a move, :mod:`adapters.telegram.keyboards`),
+    by name; kept with the content in Redis."""
 
     text: str
-    rows: tuple[tuple[tuple[str, str, str], ...], ...] = ()
+    rows: Rows = ()
+    pages: tuple[tuple[str, Rows], ...] = ()
 
     def markup(self) -> InlineKeyboardMarkup | None:
         """The aiogram keyboard (None: no keyboard)."""
@@ -56,7 +61,10 @@ class Content:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON form (kept in Redis, to send again later)."""
-        return {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
+        out: dict[str, Any] = {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
+        if self.pages:
+            out["pages"] = [[name, [[list(b) for b in row] for row in rows]] for name, rows in self.pages]
+        return out
 
     @classmethod
     def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
@@ -68,8 +76,11 @@ class Content:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Content:
         """Read :meth:`to_json` back."""
-        rows = data.get("rows", [])
-        return cls(data["text"], tuple(tuple((b[0], b[1], b[2]) for b in row) for row in rows))
+        def rows(raw: Any) -> Rows:
+            return tuple(tuple((b[0], b[1], b[2]) for b in row) for row in raw)
+
+        pages = tuple((str(name), rows(r)) for name, r in data.get("pages") or [])
+        return cls(data["text"], rows(data.get("rows", [])), pages)
 
 
 @dataclass(frozen=True)
@@ -163,16 +174,6 @@ def hand_link(locale: str, bot_username: str, table: str) -> tuple[str, str, str
     return translate(locale, "tg.btn.hand"), "url", f"https://t.me/{bot_username}?start={table}"
 
 
-def action_rows(msg: Message) -> tuple[tuple[tuple[str, str, str], ...], ...]:
-    """The legal moves as buttons (the service offers no illegal one); "pass" gets a row of its own."""
-    plays = [(a.label, "data", a.token) for a in msg.actions[:MAX_BUTTONS] if a.move != "pass"]
-    passes = [(a.label, "data", a.token) for a in msg.actions if a.move == "pass"]
-    rows = [tuple(plays[i:i + ROW]) for i in range(0, len(plays), ROW)]
-    if passes:
-        rows.append(tuple(passes))
-    return tuple(rows)
-
-
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:
     """The time the person to move has left: the service's deadline in the message (None: no turn
     timer, or an AI player's turn); estimated from ``turn_seconds`` only for a message written
@@ -205,8 +206,9 @@ def group_people(msg: Message, seat_names: list[str] | None = None) -> tuple[lis
 
 
 def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: float = 0.0,
-          turn_seconds: float = 0.0, seat_names: list[str] | None = None) -> Routed:
-    """What to do on Telegram for one outbox message (nothing when it is for another platform)."""
+          turn_seconds: float = 0.0, seat_names: list[str] | None = None, auto_pass: bool = False) -> Routed:
+    """What to do on Telegram for one outbox message (nothing when it is for another platform).
+    ``auto_pass``: the bot passes for the player in a moment (the hand says so)."""
     out = Routed()
     to, table, loc = msg.to, msg.table or "", msg.locale
     if to.player is not None:
@@ -216,8 +218,13 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
             drawn = hand_text(msg, seat_names)
+            if auto_pass:
+                drawn = f"{drawn}\n{translate(loc, 'tg.auto_pass')}"
             text = f"{since}\n\n{drawn}" if since else drawn
-            content = Content(_clip(text), action_rows(msg))
+            from adapters.telegram.keyboards import move_keyboard  # it builds on Content, defined here
+
+            keys = move_keyboard(msg)
+            content = Content(_clip(text), keys.rows, keys.pages)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc,
                                 fresh=msg.id.startswith(HAND_PREFIX)))

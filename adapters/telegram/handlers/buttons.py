@@ -20,7 +20,7 @@ from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
-from adapters.telegram import menu
+from adapters.telegram import keyboards, menu
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.presses import Presses, command_id
@@ -152,6 +152,25 @@ async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gatew
     return cq.answer()
 
 
+async def page_handler(cq: CallbackQuery, gateway: Gateway, platform_state: PlatformState, sender: Sender,
+                       room: Room | None) -> AnswerCallbackQuery:
+    """A step of a two-step move pick (:mod:`adapters.telegram.keyboards`): show a kind's moves, or
+    the kinds again.  The pages are in the slot's content in Redis; a page of an older turn is stale."""
+    locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
+    parsed = keyboards.parse_page(cq.data or "")
+    if parsed is None or room is None or cq.message is None or not hasattr(cq.message, "message_id"):
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    table, version, name = parsed
+    ref = await platform_state.get_message_ref(PLATFORM, room.chat, table, MAIN)
+    if ref is None or ref.want is None or ref.rank[0] != version:
+        return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
+    shown = keyboards.page(Content.from_json(ref.want), name)
+    if shown is None:
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    sender.submit(Edit(room.chat, cq.message.message_id, shown))
+    return cq.answer()
+
+
 async def unknown_handler(cq: CallbackQuery, gateway: Gateway) -> AnswerCallbackQuery:
     """Any other button (an old version of the bot's keyboards): answered, nothing done."""
     locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
@@ -164,5 +183,6 @@ def router() -> Router:
     r.callback_query.register(move_handler, F.data.regexp(TOKEN_RE))
     r.callback_query.register(lobby_handler, Lobby.filter())
     r.callback_query.register(settings_handler, Cfg.filter())
+    r.callback_query.register(page_handler, F.data.startswith(keyboards.PAGE_PREFIX))
     r.callback_query.register(unknown_handler)
     return r
