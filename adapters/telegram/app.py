@@ -34,6 +34,7 @@ from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_applicati
 from aiohttp import web
 
 from adapters.telegram.autopass import AutoPass
+from adapters.telegram.commands_menu import register as register_commands
 from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers import routers
@@ -157,6 +158,7 @@ class TelegramBot:
         log = logs.get("telegram")
         delivery = asyncio.create_task(self.deliver())
         self.health.delivery = delivery
+        menu = asyncio.create_task(register_commands(self.bot))  # the "/" menu; not waited for
         runner: web.AppRunner | None = None
         try:
             if self.tg.http:
@@ -180,6 +182,7 @@ class TelegramBot:
                 log.info("polling")
                 await self._poll()  # stops polling (no new getUpdates) when cancelled
         finally:
+            menu.cancel()
             await self._shutdown(delivery, runner)
 
     async def _shutdown(self, delivery: asyncio.Task[None], runner: web.AppRunner | None) -> None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from service.ops import logs
 from service.domain.identities import Room
 from service.domain.tokens import TokenError, open_token
+from service.ops import logs
 from service.platform.outbox import Message
 from service.platform.platform_state import PlatformState
 from service.write.gateway import Gateway

@@ -5,6 +5,8 @@ to is not tried again and again.  Everything sent, to everyone, is scanned for h
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 
 from service.domain.identities import Room
@@ -98,3 +100,18 @@ async def test_the_lobby_always_shows_who_is_seated_and_what_to_do(fake_redis):
         assert f"3. {translate('en', 'tg.lobby.ai', name=translate('en', 'table.bot_name', n=3))}" in text
         assert f"4. {translate('en', 'tg.lobby.free')}" in text
         assert "chips" in text and translate("en", "tg.lobby.next") in text
+
+
+async def test_the_bot_registers_its_commands_per_chat_type_in_both_languages(fake_redis):
+    async with World(fake_redis, transport="webhook") as w:
+        for _ in range(200):
+            if len(w.fake.commands) == 4:
+                break
+            await asyncio.sleep(0.02)
+        menus = {(json.loads(scope)["type"], lang): [c["command"] for c in cmds]
+                 for (scope, lang), cmds in w.fake.commands.items()}
+        assert set(menus) == {("all_private_chats", ""), ("all_private_chats", "es"),
+                              ("all_group_chats", ""), ("all_group_chats", "es")}
+        assert "hand" in menus[("all_private_chats", "")] and "mano" in menus[("all_private_chats", "es")]
+        assert "new" in menus[("all_group_chats", "")] and "nueva" in menus[("all_group_chats", "es")]
+        assert "play" not in menus[("all_group_chats", "")]  # /play is for a private chat
