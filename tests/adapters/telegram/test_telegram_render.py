@@ -8,6 +8,7 @@ from adapters.telegram.menu import settings_content
 from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route
 from service.domain.identities import Player, Room
 from service.platform.outbox import Action, Message, Recipient
+from service.protocol.i18n import translate
 
 GROUP = Room(platform="telegram", chat="-5", kind="group")
 ANA = Player(platform="telegram", user="9", name="Ana")
@@ -45,7 +46,7 @@ def test_a_hand_goes_to_the_players_private_chat_with_one_button_per_legal_move(
     [op] = route(msg(Recipient(player=ANA), "hand", {"hand": ["5o"]}, actions), bot_username="b").ops
     assert isinstance(op, Show) and op.chat == "9" and op.rank == (7, HAND_RANK)
     assert op.content.rows == ((("5 of coins", "data", "1tab.0.7.=5o.x"),),
-                               (("pass", "data", "1tab.0.7.-.x"),))
+                               ((translate("en", "tg.btn.pass"), "data", "1tab.0.7.-.x"),))
 
 
 def test_replies_are_posted_and_other_platforms_are_ignored():
