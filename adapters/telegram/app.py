@@ -247,6 +247,8 @@ class TelegramBot:
                 await delivery
         if self.handler.autopass is not None:
             await self.handler.autopass.close()
+        for countdown in self.handler.countdowns.values():
+            countdown.cancel()
         # The edits acknowledged but still queued (and the handlers' own edits): sent now.
         if self.flush_on_stop:
             await self.sender.flush(deadline - time.monotonic())

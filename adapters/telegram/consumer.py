@@ -24,7 +24,17 @@ from collections.abc import Callable
 
 from adapters.telegram.autopass import AutoPass
 from adapters.telegram.presses import PREFIX, Presses
-from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
+from adapters.telegram.render import (
+    MAIN,
+    PLATFORM,
+    Content,
+    Post,
+    Show,
+    hand_link,
+    milestones,
+    route,
+    seat_names,
+)
 from adapters.telegram.sender import Op, Sender, is_group
 from service.ops import logs
 from service.platform.outbox import Message
@@ -49,6 +59,7 @@ class OutboxHandler:
         # The language each table's group is written in (the table's, or the group's /lang), so that
         # a notice about one person is in the group's language, not that person's.
         self.group_locales: dict[str, str] = {}
+        self.countdowns: dict[tuple[str, str], asyncio.Task[None]] = {}  # (chat, table) -> its countdown
         sender.on_forbidden = self.on_forbidden
         sender.on_migrate = self.migrated
 
@@ -73,6 +84,7 @@ class OutboxHandler:
                        turn_seconds=self.turn_seconds, seat_names=names, auto_pass=auto)
         if routed.group_table is not None:
             await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
+            self._countdown(msg, names, routed.group_table)
             self.group_locales[routed.group_table[1]] = msg.locale  # for the group's notices
         if routed.group_result is not None:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
@@ -84,6 +96,29 @@ class OutboxHandler:
                                                op.content.to_json()):
                 self.sender.submit(op)
         await asyncio.gather(*posts)
+
+    def _countdown(self, msg: Message, names: list[str] | None, where: tuple[str, str]) -> None:
+        """Edit a group's table again as its time left crosses each milestone (60, 30, 10 s), so that
+        "under N s" stays true; a newer message of the table replaces the countdown."""
+        old = self.countdowns.pop(where, None)
+        if old is not None:
+            old.cancel()
+        at = milestones(msg, self.clock())
+        if not at:
+            return
+
+        async def tick() -> None:
+            for t in at:
+                await asyncio.sleep(max(t - self.clock(), 0.0))
+                now = self.clock()
+                routed = route(msg, bot_username=self.bot_username, now=now + 0.001, written_at=now,
+                               turn_seconds=self.turn_seconds, seat_names=names)
+                for op in routed.ops:
+                    if isinstance(op, Show) and await self.state.want_content(
+                            PLATFORM, op.chat, op.table, op.slot, op.rank, op.content.to_json()):
+                        self.sender.submit(op)
+
+        self.countdowns[where] = asyncio.create_task(tick())
 
     async def recover(self) -> int:
         """Queue again every slot whose wanted content may not have gone out (after a restart)."""

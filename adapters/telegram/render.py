@@ -32,6 +32,8 @@ MAIN = "main"
 ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
 # The command id prefix of a typed /hand: the hand it causes is sent anew, at the bottom of the chat.
 HAND_PREFIX = "tg:h:"
+# The time left a group's table shows: "under N s" for these N (largest first).
+MILESTONES = (60, 30, 10)
 
 
 Rows = tuple[tuple[tuple[str, str, str], ...], ...]
@@ -187,7 +189,23 @@ def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float)
         deadline = written_at + turn_seconds if turn_seconds > 0 else None
     if deadline is None:
         return None
-    return translate(msg.locale, "tg.time_left", seconds=max(0, round(deadline - now)))
+    left = deadline - now
+    if left <= 0:
+        return translate(msg.locale, "tg.time_up")
+    # "under N s", N the next milestone up: true until the next edit, made when a milestone is
+    # crossed (adapters.telegram.consumer.OutboxHandler's countdown), down to the last 10 s.
+    bound = next((m for m in reversed(MILESTONES) if left <= m), None)
+    if bound is None:
+        return translate(msg.locale, "tg.time_left", seconds=round(left))
+    return translate(msg.locale, "tg.time_under", seconds=bound)
+
+
+def milestones(msg: Message, now: float) -> list[float]:
+    """When a group's table must be edited again for its time left to stay true (unix seconds)."""
+    view = msg.view or {}
+    if view.get("to_move") is None or msg.deadline is None:
+        return []
+    return [msg.deadline - m for m in MILESTONES if msg.deadline - m > now]
 
 
 def _winners(view: dict[str, Any]) -> list[int]:

@@ -3,8 +3,10 @@
 - One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
   only its latest content goes out (a burst of AI moves becomes one edit).
 - Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge; a
-  group's running table is edited at most once every :attr:`Limits.group_interval_s` (the first
-  change after a quiet spell goes after ``coalesce_s``; later ones merge until the interval is up).
+  group's running table has a budget of edits (a token bucket: :attr:`Limits.group_burst` at once,
+  refilled one per :attr:`Limits.group_interval_s`): a move shows within ``coalesce_s`` while the
+  budget lasts, and when play is faster than the budget the moves merge until an edit's worth has
+  refilled.
 - About one call a second per chat, at most ``group_per_window`` per window in a group, at most
   ``global_per_s`` a second overall.
 - An edit to the content a message already shows is never sent (a digest of text and keyboard is
@@ -81,8 +83,9 @@ class _Chat:
     window: deque[float] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
     looked_up: bool = False  # whether Redis was asked if the chat moved
-    # When each lingering slot (a group's running table) was last edited: the next edit waits its interval.
-    edited: dict[tuple[str, str], float] = field(default_factory=dict)
+    # Each lingering slot's (a group's running table) edit budget: (tokens, when counted), a token
+    # bucket that refills one edit per group_interval_s up to group_burst (see Sender._table_at).
+    edited: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
 
 
 def is_group(chat: str) -> bool:
@@ -216,9 +219,7 @@ class Sender:
             if isinstance(item.op, Show | Edit):
                 at = item.since + self.limits.coalesce_s
                 if isinstance(item.op, Show) and item.op.linger:
-                    last = chat.edited.get((item.op.table, item.op.slot))
-                    if last is not None:
-                        at = max(at, last + self.limits.group_interval_s)
+                    at = max(at, self._table_at(chat, (item.op.table, item.op.slot)))
                 await self._hold_until(at)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
@@ -283,6 +284,23 @@ class Sender:
         except Exception as e:  # anything else: logged, and the queue goes on
             self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
+
+    def _tokens(self, chat: _Chat, slot: tuple[str, str]) -> tuple[float, float]:
+        """The slot's edit tokens now, and the time they were counted."""
+        now, lim = self.clock(), self.limits
+        tokens, since = chat.edited.get(slot, (float(lim.group_burst), now))
+        if lim.group_interval_s > 0:
+            tokens = min(float(lim.group_burst), tokens + (now - since) / lim.group_interval_s)
+        else:
+            tokens = float(lim.group_burst)
+        return tokens, now
+
+    def _table_at(self, chat: _Chat, slot: tuple[str, str]) -> float:
+        """When a group's running table may be edited next: at once while its budget has an edit
+        left (a move shows within coalesce_s), else when the next edit's worth has refilled (the
+        moves meanwhile merge into one edit).  On average at most one edit per group_interval_s."""
+        tokens, now = self._tokens(chat, slot)
+        return now if tokens >= 1.0 else now + (1.0 - tokens) * self.limits.group_interval_s
 
     async def _hold_until(self, t: float) -> None:
         """Hold an edit back until ``t`` so that later content merges into it, unless the process is
@@ -364,7 +382,8 @@ class Sender:
             self.skipped += 1
             return
         if op.linger:
-            chat.edited[(op.table, op.slot)] = self.clock()
+            tokens, _ = self._tokens(chat, (op.table, op.slot))
+            chat.edited[(op.table, op.slot)] = (max(tokens - 1.0, 0.0), self.clock())
         if mid is not None:
             try:
                 await self._call(chat_id, chat, lambda: self.bot.edit_message_text(

@@ -10,8 +10,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-import engine
-
 # The seat counts a keyboard may offer (the engine's widest range of both games).
 SEATS = (2, 3, 4, 5, 6)
 
@@ -23,6 +21,9 @@ def accepts(game: str, players: int, options: dict[str, Any]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _accepts(game: str, players: int, options: tuple[tuple[str, Any], ...]) -> bool:
+    # Imported here: a chat adapter (cinq telegram) needs the engine only when a keyboard is drawn.
+    import engine
+
     try:
         engine.new_game(game, players=players, seed=0, **dict(options))
     except ValueError:
