@@ -17,8 +17,8 @@ Printed, per mode: the time from a press to the next edit of the group's table (
 real-time seconds: measured / scale), taps per move (a two-step pick of 535 counts two; forced
 passes, made by the bot, are excluded), Bot API calls per move (every call from the Start press
 to the summary, divided by the moves played, AI moves included), by method, and three totals:
-every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout, not per move, and not
-counted by Telegram's flood limits); and only the calls that send or edit a message (what the flood
+every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout,
+not per move, and not counted by Telegram's flood limits); and only the calls that send or edit a message (what the flood
 limits count).  Then the most calls to the group in any (scaled) minute, which must stay under 20.
 """
 
