@@ -18,8 +18,8 @@ real-time seconds: measured / scale), taps per move (a two-step pick of 535 coun
 passes, made by the bot, are excluded), Bot API calls per move (every call from the Start press
 to the summary, divided by the moves played, AI moves included), by method, and three totals:
 every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout,
-not per move, and not counted by Telegram's flood limits); and only the calls that send or edit a message (what the flood
-limits count).  Then the most calls to the group in any (scaled) minute, which must stay under 20.
+not per move, and not counted by Telegram's flood limits); and only the calls that send or edit
+a message (what the flood limits count).  Then the most calls to the group in any (scaled) minute, which must stay under 20.
 """
 
 from __future__ import annotations
