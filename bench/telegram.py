@@ -19,7 +19,8 @@ passes, made by the bot, are excluded), Bot API calls per move (every call from 
 to the summary, divided by the moves played, AI moves included), by method, and three totals:
 every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout,
 not per move, and not counted by Telegram's flood limits); and only the calls that send or edit
-a message (what the flood limits count).  Then the most calls to the group in any (scaled) minute, which must stay under 20.
+a message (what the flood limits count).  Then the most calls to the group in any (scaled)
+minute, which must stay under 20.
 """
 
 from __future__ import annotations
