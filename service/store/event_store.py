@@ -25,10 +25,10 @@ def _script(name: str) -> str:
     return resources.files("service.store.lua").joinpath(name).read_text()
 
 
-@dataclass(frozen=True)
-
 KEYS_CACHE = 4096  # tables whose append keys are kept named (see EventStore._append_keys)
 
+
+@dataclass(frozen=True)
 class Append:
     """One compare-and-append: what a worker wants written for one table, atomically.
 
