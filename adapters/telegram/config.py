@@ -25,7 +25,7 @@ class Limits:
     (AI players answer in milliseconds) merge into one.  The table of a running match in a group
     has an edit budget: ``group_burst`` edits at once, refilled one per ``group_interval_s``.  While
     it lasts a move shows in the group within ``coalesce_s``; when people play faster than that,
-    the moves merge until an edit's worth has refilled.  At 3.5 s the table takes up to about 17
+    the moves merge until an edit's worth has refilled.  At 4 s the table takes up to about 15
     of the group's 18 calls a minute, leaving the rest for announcements, notices and the summary
     (never merged away); the players get their turn in private at once either way.
     """
@@ -35,8 +35,8 @@ class Limits:
     window_s: float = 60.0
     global_per_s: int = 30
     coalesce_s: float = 0.4
-    group_interval_s: float = 3.5
-    group_burst: int = 3
+    group_interval_s: float = 4.0
+    group_burst: int = 2
 
     def scaled(self, k: float) -> Limits:
         """The same limits with every duration multiplied by ``k`` (0.01: a minute is 0.6 s)."""
@@ -63,8 +63,8 @@ class TelegramSettings(BaseSettings):
     group_per_minute: int = Field(default=18, ge=1)
     global_per_second: int = Field(default=30, ge=1)
     coalesce_s: float = Field(default=0.4, ge=0)
-    group_interval_s: float = Field(default=3.5, ge=0)
-    group_burst: int = Field(default=3, ge=1)
+    group_interval_s: float = Field(default=4.0, ge=0)
+    group_burst: int = Field(default=2, ge=1)
     # Long polling: how long one getUpdates waits for an update (Telegram allows up to 50 s).
     polling_timeout: int = Field(default=30, ge=0, le=50)
     # Serve /healthz, /readyz and /metrics on host:port (in webhook mode beside the webhook).

@@ -23,6 +23,7 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 from adapters.telegram import keyboards, menu
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
+from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.render import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.sender import Sender
@@ -118,7 +119,8 @@ async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gatewa
 
 
 async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway, sender: Sender,
-                           presses: Presses, room: Room | None) -> AnswerCallbackQuery:
+                           presses: Presses, platform_state: PlatformState,
+                           room: Room | None) -> AnswerCallbackQuery:
     """The settings keyboard of a new table: change one option, or create the table (``go``).  The
     keyboard's edits go through the chat's queue like every other message (merged, within the limits).
 
@@ -140,6 +142,9 @@ async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gatew
             return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
         command = "/play" if state.where == "p" else "/new"
         words = f"{command} {options_words(state)}"
+        if state.where == "p":
+            await end_previous(gateway, platform_state, player, room, command_id(cq.id),
+                               cq.from_user.language_code)
         refused = await _submit(cq, gateway, presses, words, user=player, room=room)
         if refused is not None:
             return cq.answer(_alert(refused), show_alert=True)
