@@ -1,7 +1,8 @@
 """``cinq play``: one person at a terminal against AI players, through the whole pipeline.
 
-Input becomes ``submit`` calls (a number picks an action token, other text is a move or a command),
-and outbox messages for this room or player are printed.  Works at a TTY and with piped stdin: at
+Input becomes ``submit`` calls (a number picks the move shown with it, other text is a move or a
+command), and outbox messages for this room or player are shown by :mod:`adapters.terminal.screen`
+(a compact table redrawn in place at a TTY, plain lines when piped).  Works at a TTY and with piped stdin: at
 end of input it stops cleanly.  With ``--auto`` an AI player plays the person's seat too.
 """
 
