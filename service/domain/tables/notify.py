@@ -107,11 +107,6 @@ def _line(after: Table, event: Event) -> text.Item | None:
     return None
 
 
-def turn_deadline(t: Table) -> float | None:
-    """When the person to move runs out of time (unix seconds), or None (no timer, an AI's turn)."""
-    return _deadline(t, t.to_move())
-
-
 def _deadline(t: Table, mover: int | None) -> float | None:
     if t.status != RUNNING or t.turn_seconds <= 0 or mover is None or not t.seats[mover].human:
         return None
