@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from service.domain.commands import TableCommand
+from service.domain.commands import Create, TableCommand
 from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
 from service.ops import logs
 from service.ops.metrics import Metrics
@@ -18,7 +18,7 @@ from service.ops.settings import Settings
 from service.platform import doorbell
 from service.store.keys import Keys
 from service.write import projection
-from service.write.gateway import ROOM_WAS, SEEN_TTL_S
+from service.write.gateway import SEEN_TTL_S
 from service.write.planning import Entry, Outcome, Planner, TableBatch
 from service.write.projection import index_ops
 
@@ -120,7 +120,8 @@ class Finishing:
             return
         room, chat = cmd.room.platform, cmd.room.chat
         pipe.eval(_RESTORE_ROOM, 2, self.keys.room(room, chat), self.keys.room_refused(room, chat, cmd.table),
-                  cmd.table, str(cmd.args.get(ROOM_WAS) or ""), SEEN_TTL_S)
+                  cmd.table, (req.room_was if isinstance(req := cmd.request, Create) else None) or "",
+                  SEEN_TTL_S)
 
     def _log(self, cmd: TableCommand | None, version: int, outcome: str, now: float) -> None:
         if cmd is None:

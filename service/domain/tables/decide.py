@@ -14,7 +14,18 @@ from typing import Any, Literal
 
 import engine
 from service.domain import chats
-from service.domain.commands import TableCommand
+from service.domain.commands import (
+    Bots,
+    Create,
+    Join,
+    Kick,
+    Move,
+    Plain,
+    SetOptions,
+    TableCommand,
+    Tick,
+    Unknown,
+)
 from service.domain.events import (
     BotsAdded,
     Event,
@@ -101,8 +112,8 @@ class _Builder:
 
 def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     """The events ``cmd`` causes on ``table`` (None: no such table yet); raises :class:`Refused`."""
-    handler = _HANDLERS.get(cmd.name)
-    if handler is None:
+    req = cmd.request
+    if isinstance(req, Unknown) and req.error is None:
         raise Refused("unknown_command", command=cmd.name)
     if cmd.room is not None and not chats.allowed(cmd.name, cmd.room.kind):
         # The gateway's parser checks the same table; this holds for a command that came another way.
@@ -110,7 +121,37 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     if table is None and not cmd.creates_table:
         raise Refused("no_table", table=cmd.table)
     b = _Builder(table, cmd.table, ctx.now)
-    handler(b, cmd, ctx)
+    match req:
+        case Create():
+            _create(b, cmd, req, ctx)
+        case Join():
+            _join(b, cmd, req)
+        case Bots():
+            _bots(b, cmd, req, ctx)
+        case Kick():
+            _kick(b, cmd, req.seat, ctx)
+        case SetOptions():
+            _set(b, cmd, req)
+        case Move():
+            _move(b, cmd, req)
+        case Tick():
+            _tick(b, req, ctx)
+        case Plain(name="leave"):
+            _leave(b, cmd, ctx)
+        case Plain(name="start"):
+            _start(b, cmd, ctx)
+        case Plain(name="cancel"):
+            _cancel(b, cmd)
+        case Plain(name="action"):
+            _action(b, cmd, ctx)
+        case Plain(name="hand"):
+            _hand(b, cmd)
+        case Plain(name="replay"):
+            _replay(b)
+        case Unknown(name="kick"):  # a seat that is not a number
+            _kick(b, cmd, req.args.get("seat"), ctx)
+        case _:  # the arguments do not have the command's shape
+            raise Refused("bad_options", reason=f"{cmd.name}: {getattr(req, 'error', '')}")
     return b.decision
 
 
@@ -132,25 +173,24 @@ def _seat_count(game: str, options: dict[str, Any], players: int | None) -> int:
     raise Refused("bad_options", reason=str(last))
 
 
-def _create(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _create(b: _Builder, cmd: TableCommand, req: Create, ctx: Context) -> None:
     if b.decision.before is not None:
         raise Refused("table_exists", table=cmd.table)
     if cmd.actor is None or cmd.room is None:
         raise Refused("no_actor")
-    options = dict(cmd.args.get("options") or {})
+    options = dict(req.options)
     # "turn=<seconds>" is the service's own option (the turn timer), not the engine's.
     turn = options.pop("turn", ctx.turn_seconds)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
         raise Refused("bad_options", reason=f"turn={turn}")
-    players = cmd.args.get("players")
-    game = cmd.args.get("game", "")
+    players, game = req.players, req.game
     if game not in engine.games():
         raise Refused("bad_options", reason=f"game={game}")
     max_seats = _seat_count(game, options, players)
     b.emit(TableCreated(game=game, options=options, max_seats=max_seats, creator=cmd.actor, room=cmd.room,
                         locale=cmd.locale, turn_seconds=float(turn)))
     b.emit(PlayerJoined(seat=0, player=cmd.actor, locale=cmd.locale))
-    if cmd.name == "play":
+    if req.with_bots:
         n = players if players is not None else min(DEFAULT_PLAYERS, max_seats)
         b.emit(BotsAdded(seats=list(range(1, n)), level=ctx.bot_level))
         _start_match(b, ctx)
@@ -198,9 +238,9 @@ def _require_seat(t: Table, cmd: TableCommand) -> int:
     return seat
 
 
-def _join(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _join(b: _Builder, cmd: TableCommand, req: Join) -> None:
     t = b.t
-    if cmd.args.get("link") and (t.status == RUNNING or t.seat_of(cmd.actor) is not None):
+    if req.link and (t.status == RUNNING or t.seat_of(cmd.actor) is not None):
         # A deep link (/start <table>) opened by a seated player: show their hand (or, in the lobby,
         # remind them they are seated); no event.  In a running match it is /hand.
         _require_status(t, LOBBY, RUNNING)
@@ -229,14 +269,14 @@ def _leave(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
         b.emit(SeatTakenByBot(seat=seat, level=ctx.bot_level, reason="left", player=cmd.actor))
 
 
-def _bots(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _bots(b: _Builder, cmd: TableCommand, req: Bots, ctx: Context) -> None:
     t = b.t
     _require_status(t, LOBBY)
     _require_creator(t, cmd)
-    n = int(cmd.args.get("n", 1))
+    n = req.n
     if len(t.seats) + n > t.max_seats:
         raise Refused("table_full", table=t.id, seats=t.max_seats)
-    level = cmd.args.get("level") or ctx.bot_level
+    level = req.level or ctx.bot_level
     b.emit(BotsAdded(seats=list(range(len(t.seats), len(t.seats) + n)), level=level))
 
 
@@ -247,7 +287,7 @@ def _start(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     _start_match(b, ctx)
 
 
-def _cancel(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _cancel(b: _Builder, cmd: TableCommand) -> None:
     t = b.t
     _require_status(t, LOBBY, RUNNING)
     _require_creator(t, cmd)
@@ -255,11 +295,10 @@ def _cancel(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     b.emit(TableCancelled(by=cmd.actor))
 
 
-def _kick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _kick(b: _Builder, cmd: TableCommand, n: Any, ctx: Context) -> None:
     t = b.t
     _require_status(t, LOBBY, RUNNING)
     _require_creator(t, cmd)
-    n = cmd.args.get("seat")
     seat = n - 1 if isinstance(n, int) and not isinstance(n, bool) else -1
     if not 0 <= seat < len(t.seats) or (t.status == RUNNING and not t.seats[seat].human):
         # A running match's AI seat cannot be freed: it would have no one to play it.
@@ -270,17 +309,17 @@ def _kick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     b.emit(PlayerKicked(seat=seat, player=player, by=cmd.actor, level=level))
 
 
-def _set(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _set(b: _Builder, cmd: TableCommand, req: SetOptions) -> None:
     t = b.t
     _require_status(t, LOBBY)
     _require_creator(t, cmd)
     assert cmd.actor is not None
-    changes = dict(cmd.args.get("options") or {})
+    changes = dict(req.options)
     turn = changes.pop("turn", t.turn_seconds)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
         raise Refused("bad_options", reason=f"turn={turn}")
     options = {**t.options, **changes}
-    players = cmd.args.get("players")
+    players = req.players
     if players is not None:
         max_seats = _seat_count(t.game, options, players)
     else:
@@ -301,13 +340,13 @@ def _play_move(b: _Builder, seat: int, move: str, cause: Literal["player", "bot"
     b.finish_if_over()
 
 
-def _move(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _move(b: _Builder, cmd: TableCommand, req: Move) -> None:
     t = b.t
     _require_status(t, RUNNING)
     seat = _require_seat(t, cmd)
     if t.to_move() != seat:
         raise Refused("not_your_turn", table=t.id)
-    _play_move(b, seat, str(cmd.args.get("move", "")), "player")
+    _play_move(b, seat, req.move, "player")
 
 
 def _action(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
@@ -329,22 +368,22 @@ def _action(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     _play_move(b, seat, claims.move, "player")
 
 
-def _hand(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _hand(b: _Builder, cmd: TableCommand) -> None:
     # No event: the notifier sends the hand again (a reply-only command).
     _require_status(b.t, RUNNING)
     _require_seat(b.t, cmd)
 
 
-def _replay(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _replay(b: _Builder) -> None:
     # No event: the worker reads the whole stream and the notifier sends the replay.
     if b.t.status != FINISHED:
         raise Refused("not_finished", table=b.t.id)
 
 
-def _tick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
-    """A deadline fired for the table at ``args.version``: an AI seat's turn, or a turn timer."""
+def _tick(b: _Builder, req: Tick, ctx: Context) -> None:
+    """A deadline fired for the table at ``req.version``: an AI seat's turn, or a turn timer."""
     t = b.t
-    if t.status != RUNNING or cmd.args.get("version") != t.version:
+    if t.status != RUNNING or req.version != t.version:
         return  # stale: the table moved on since the deadline was set; nothing to do
     seat_no = t.to_move()
     assert seat_no is not None
@@ -360,10 +399,3 @@ def _tick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     if after.status == RUNNING and after.seats[seat_no].timeouts >= ctx.timeouts_to_bot:
         b.emit(SeatTakenByBot(seat=seat_no, level=ctx.bot_level, reason="timeouts",
                               player=after.seats[seat_no].player))
-
-
-_HANDLERS: dict[str, Callable[[_Builder, TableCommand, Context], None]] = {
-    "new": _create, "play": _create, "join": _join, "leave": _leave, "bots": _bots, "start": _start,
-    "cancel": _cancel, "move": _move, "action": _action, "hand": _hand, "replay": _replay, "tick": _tick,
-    "kick": _kick, "set": _set,
-}
