@@ -97,9 +97,11 @@ class MatchFinished(Event):
 
 
 class TableCancelled(Event):
-    """The creator (or a moderator of its room) cancelled the table."""
+    """The creator (or a moderator of its room) cancelled the table (``reason`` "cancel"), or its last
+    person left the lobby ("empty")."""
 
     by: Player
+    reason: str = "cancel"
 
 
 class PlayerKicked(Event):

@@ -116,6 +116,14 @@ def test_leave_in_the_lobby_frees_the_seat():
     assert isinstance(d.events[0], PlayerLeft) and len(d.after.seats) == 1
 
 
+def test_the_last_person_leaving_the_lobby_closes_it():
+    # Only AI players left (or nobody): nobody could start it, and retention can free a closed table.
+    t = run(lobby(ANA), cmd("bots", n=2)).after
+    d = run(t, cmd("leave", actor=ANA))
+    assert [type(e) for e in d.events] == [PlayerLeft, TableCancelled]
+    assert d.events[1].reason == "empty" and d.after.status == CANCELLED
+
+
 def test_leave_in_a_match_hands_the_seat_to_an_ai_player():
     d = run(started(ANA, BEA), cmd("leave", actor=BEA))
     assert isinstance(d.events[0], SeatTakenByBot) and not d.after.seats[1].human

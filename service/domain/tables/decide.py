@@ -265,6 +265,10 @@ def _leave(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     assert cmd.actor is not None  # _require_seat refused a command without one
     if t.status == LOBBY:
         b.emit(PlayerLeft(seat=seat, player=cmd.actor))
+        # The last person gone, nobody can start the lobby any more: it closes (and its keys become
+        # the retention's to archive and free, like any finished table's).
+        if not any(s.human for s in b.t.seats):
+            b.emit(TableCancelled(by=cmd.actor, reason="empty"))
     else:
         b.emit(SeatTakenByBot(seat=seat, level=ctx.bot_level, reason="left", player=cmd.actor))
 

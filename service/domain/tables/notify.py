@@ -91,6 +91,8 @@ def _line(after: Table, event: Event) -> text.Item | None:
         return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
                       commitment=after.commitment or "")
     if isinstance(event, TableCancelled):
+        if event.reason == "empty":
+            return text.t("table.closed_empty")
         return text.t("table.cancelled", name=_person(event.by))
     if isinstance(event, PlayerKicked):
         kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
