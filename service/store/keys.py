@@ -10,7 +10,7 @@ indexes can be rebuilt from the event streams, the preference cannot.
 
 Not every key is named here: modules with keys of their own name them in their docstrings, each
 under a tag of its own and the same ``prefix`` — ``service.platform.inbound`` (``in:``, ``rl:``: webhook
-answers and rate limits), ``service.platform.delivery`` (``dlv:``: per-platform dead letters, replays,
+answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform dead letters, replays,
 leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter must remember).
 """
 
