@@ -253,7 +253,7 @@ async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None
 
     out = out or sys.stdout
     redis, _ = connect(settings)
-    keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+    keys = Keys.of(settings)
     try:
         if args.command == "tables":
             return await cmd_tables(redis, keys, out)

@@ -102,7 +102,7 @@ class Delivery(Sending, Partitioning):
         self.metrics = metrics or DeliveryMetrics()
         self.rng = rng or random.Random()
         self.clock = clock
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.keys = Keys.of(settings)
         self.dk = DeliveryKeys(self.keys, platform)
         self.log = logs.get("delivery").bind(platform=platform, consumer=self.consumer)
         self.owned: dict[int, _Partition] = {}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ class Keys:
     shards: int = 4
     # Prepended to every key, so that a benchmark or a second deployment can share one Redis.
     prefix: str = ""
+
+    @classmethod
+    def of(cls, settings: Any) -> Keys:
+        """The layout a deployment's settings say (``buckets``, ``command_shards``, ``key_prefix``)."""
+        return cls(settings.buckets, settings.command_shards, settings.key_prefix)
 
     def bucket(self, table: str) -> int:
         """The bucket of a table id."""
