@@ -109,7 +109,7 @@ async def finished_tables(svc: Service, n: int, tag: str) -> list[str]:
     ids = []
     for i in range(n):
         who = Player(platform="bench", user=f"{tag}{i}", name=f"P{i}")
-        room = Room(platform="bench", chat=f"{tag}{i}", kind="group")
+        room = Room(platform="bench", chat=f"{tag}{i}", kind="private")  # /play is for a private chat
         await svc.say(who, "/play cinquillo 4", room)
         await svc.settle()
         await svc.say(who, "/leave", room)
@@ -125,7 +125,7 @@ async def live_tables(svc: Service, n: int, moves: int = 4) -> list[str]:
     ids = []
     for i in range(n):
         who = Player(platform="bench", user=f"live{i}", name=f"L{i}")
-        room = Room(platform="bench", chat=f"live{i}", kind="group")
+        room = Room(platform="bench", chat=f"live{i}", kind="private")
         await svc.say(who, "/play cinquillo 4", room)
         await svc.settle()
         table = await svc.gw.table_of(room)
@@ -265,7 +265,7 @@ async def soak(url: str, settings: Settings, seconds: float, rate: float) -> Non
         while (now := time.monotonic()) - t0 < seconds:
             while started < (now - t0) * rate:
                 who = Player(platform="soak", user=f"s{started}", name="S")
-                room = Room(platform="soak", chat=f"s{started}", kind="group")
+                room = Room(platform="soak", chat=f"s{started}", kind="private")
                 await gw.submit("/play cinquillo 4", user=who, room=room)
                 await gw.submit("/leave", user=who, room=room)
                 started += 1

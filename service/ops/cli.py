@@ -1,7 +1,8 @@
 """The ``cinq`` command line.
 
-- ``cinq play [cinquillo|535] [options] [--auto] [--lang es|en]``: a match in the terminal against AI
-  players, through the whole pipeline on an embedded store (the terminal adapter renders it).
+- ``cinq play [cinquillo|535] [options] [--auto] [--lang es|en] [--web]``: a match in the terminal against
+  AI players, through the whole pipeline on an embedded store (the terminal adapter renders it; with
+  ``--web``, the web adapter draws it in the browser).
 - ``cinq serve``: every role in one process (worker, health/metrics, and the chat adapters installed).
 - ``cinq worker``: a worker alone (with its health/metrics endpoint).
 - ``cinq verify <table> [--archive FILE]``: replay a finished table from its events (in Redis, or in an
@@ -49,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("words", nargs="*", help="the game and its options, as in /play (default: cinquillo)")
     play.add_argument("--auto", action="store_true", help="an AI player plays your seat too (for scripts)")
     play.add_argument("--lang", default=None, help="es or en (default: from $LANG)")
+    play.add_argument("--web", action="store_true", help="draw the table in the browser (the web adapter)")
     sub.add_parser("serve", help="worker, health endpoint and the chat adapters, in one process")
     sub.add_parser("worker", help="a worker (and its health endpoint)")
     verify = sub.add_parser("verify", help="replay a finished table and check its deal")
@@ -167,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings()
     if args.command == "play":
         logs.configure("WARNING")
+        if args.web:
+            web = _adapter("web")
+            if web is None:
+                print("the web adapter is not installed (pip install -e .)", file=sys.stderr)
+                return 2
+            return int(web(["play", *args.words, *(["--lang", args.lang] if args.lang else [])]))
         terminal = _adapter("terminal")
         if terminal is None:
             print("the terminal adapter is not installed (pip install -e .)", file=sys.stderr)

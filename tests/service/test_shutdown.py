@@ -44,7 +44,7 @@ def test_sigterm_stops_serve_on_a_real_redis(real_redis_url):
     try:
         # Running for sure: the worker has created its consumer group (the signal handlers were
         # installed before).  Start-up takes seconds on a loaded machine (the adapters' imports).
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
                 if client.xinfo_groups(f"{prefix}cmd:{{c0}}"):

@@ -208,16 +208,18 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     out = _Out(cmd, t.id, t.version, t.game)
     out.deadline = _deadline(t, mover)
     # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
-    # deep link (/start <table>: a join) of a seated player), and the person to move after a change.
+    # deep link (/start <table>: a join) of a seated player), the person to move after a change, and
+    # a person who just moved (their hand without the card played, and no actions left to press).
     kinds = {type(e) for e in d.events}
     hands: list[int] = []
     if running:
         started = MatchStarted in kinds
         asking = cmd.actor if cmd.name in ("hand", "join") else None
+        moved = {e.seat for e in d.events if type(e) is MovePlayed}
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
-            if started or (d.events and seat_no == mover) or (
+            if started or (d.events and (seat_no == mover or seat_no in moved)) or (
                     asking is not None and asking.same(seat.player)):
                 hands.append(seat_no)
     # The room's view and the hands' views in one go: what they share is computed once.

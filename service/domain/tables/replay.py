@@ -62,3 +62,30 @@ def replay_lines(stored: Sequence[Stored], table: str) -> list[text.Item]:
     lines.append(text.t("table.replay_ok" if verdict.ok else "table.replay_failed",
                         problems=", ".join(verdict.problems)))
     return lines
+
+
+# Grow with every move: left out of each step (the steps themselves are the history).
+_STEP_DROP = ("history", "rounds", "legal_moves")
+
+
+def replay_views(stored: Sequence[Stored]) -> dict[str, object] | None:
+    """A finished match step by step, for the web replay: after each move the public view (what a
+    spectator saw then, without the growing history), and at the end every seat's remaining hand,
+    the seed and whether the replay checks (:func:`verify`).  None if the match is not finished."""
+    verdict = verify(stored)
+    if "not_finished" in verdict.problems:
+        return None
+    created = next(s.event for s in stored if isinstance(s.event, TableCreated))
+    started = next(s.event for s in stored if isinstance(s.event, MatchStarted))
+    state = engine.new_game(created.game, players=started.players, seed=started.seed, **created.options)
+
+    def public() -> dict[str, object]:
+        return {k: v for k, v in engine.view(state, None).items() if k not in _STEP_DROP}
+
+    steps: list[dict[str, object]] = [{"seat": None, "move": None, "view": public()}]
+    for seat, move, cause in verdict.moves:
+        state = engine.play(state, move)
+        steps.append({"seat": seat, "move": move, "cause": cause, "view": public()})
+    hands = [engine.view(state, s).get("hand") for s in range(started.players)]
+    return {"game": created.game, "seed": started.seed, "commitment": started.commitment,
+            "ok": verdict.ok, "steps": steps, "hands": hands, "result": engine.result(state)}

@@ -104,7 +104,7 @@ class Role:
                 except aiohttp.ClientConnectionError:
                     return False
 
-            await self.until(ready, "the Telegram role did not get ready", timeout=60)
+            await self.until(ready, "the Telegram role did not get ready", timeout=180)
         if self.mode == "webhook":
             assert self.fake.webhook_set
         else:
