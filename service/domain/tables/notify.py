@@ -23,6 +23,7 @@ from service.domain.events import (
     MatchFinished,
     MatchStarted,
     MovePlayed,
+    PlayerKicked,
     SeatTakenByBot,
 )
 from service.domain.identities import Player, Room
