@@ -44,6 +44,9 @@ BELIEF_POOL = {"cinquillo": 0, "535": 0}
 #: None: always play the search's most visited move
 OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
 
+#: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
+BUDGET_SHARE = 0.97
+
 
 def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int | None = None,
                 iterations: int | None = None, clock: Callable[[], float] | None = None) -> str:
@@ -61,6 +64,7 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     moves = view.get("legal_moves") or []
     if not moves or view.get("to_move") != view.get("seat"):
         raise ValueError("no legal move in this view: it is not this seat's turn")
+    started = clock() if clock is not None and budget_ms is not None else 0.0
     rng = random.Random(seed)
     if len(moves) == 1:
         return str(moves[0])  # nothing to decide (a forced pass, the opening 5 de oros...)
@@ -75,7 +79,10 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     timed = budget_ms is not None and clock is not None
     if iterations is None and not timed:
         iterations = DEFAULT_ITERATIONS[view["game"]]
-    budget_s = budget_ms / 1000 if budget_ms is not None else None
+    # the budget covers the whole decision: what building the game took comes off the search's,
+    # and a small share is kept back for the search's last step and the answer (p99 <= budget)
+    budget_s = (BUDGET_SHARE * budget_ms / 1000 - (clock() - started)
+                if timed and budget_ms is not None and clock else None)
     if isinstance(game, Five35Game):
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))

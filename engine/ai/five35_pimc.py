@@ -45,8 +45,6 @@ BLOCK = 8
 PRUNE_Z = 3.0
 #: no pruning before this many deals (early differences are mostly noise)
 PRUNE_AFTER = 24
-#: iterations between two reads of the clock (an iteration plays every candidate out once)
-CLOCK_EVERY = 1
 
 
 def candidates(game: Five35Game, legal: list[int], top_k: int) -> list[int]:
@@ -101,10 +99,13 @@ def _trails(a: list[float], b: list[float], z: float) -> bool:
 
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
-             prune: bool = True) -> dict[int, tuple[int, float]]:
+             prune: bool = True, prune_z: float = PRUNE_Z,
+             prune_after: int = PRUNE_AFTER) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
-    first); with ``prune`` the clearly worse moves stop being played (see the module docstring)."""
+    first; a deal is not started when the last one's cost would overrun the budget, so a decision
+    stays within it); with ``prune`` the clearly worse moves stop being played (see the module
+    docstring)."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
@@ -112,13 +113,18 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     seat = game.base.to_move
     tallies = {m: _Tally() for m in moves}
     alive = list(moves)
-    deadline = clock() + budget_s if clock is not None and budget_s is not None else None
+    now = clock() if clock is not None else 0.0
+    deadline = now + budget_s if clock is not None and budget_s is not None else None
+    cost = 0.0  # the last deal's time: the next one costs about as much (or less, after pruning)
     done = 0
     while len(alive) > 1:
         if iterations is not None and done >= iterations:
             break
-        if deadline is not None and clock is not None and done % CLOCK_EVERY == 0 and clock() >= deadline:
-            break
+        if deadline is not None and clock is not None and done:
+            t = clock()
+            cost, now = t - now, t
+            if now + cost >= deadline:
+                break
         done += 1
         deal = game.sample(rng)
         playout_seed = rng.getrandbits(32)
@@ -127,16 +133,19 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             apply(st, m)
             game.rollout(st, random.Random(playout_seed))
             tallies[m].rewards.append(game.rewards(st)[seat])
-        if prune and done % BLOCK == 0 and done >= PRUNE_AFTER:
+        if prune and done % BLOCK == 0 and done >= prune_after:
             leader = max(alive, key=lambda m: tallies[m].mean())
             best = tallies[leader].rewards
-            alive = [m for m in alive if m == leader or not _trails(tallies[m].rewards, best, PRUNE_Z)]
+            alive = [m for m in alive if m == leader or not _trails(tallies[m].rewards, best, prune_z)]
     return {m: (len(t.rewards), sum(t.rewards)) for m, t in tallies.items()}
 
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
-           clock: Callable[[], float] | None, top_k: int = TOP_K, prune: bool = True) -> int:
-    """The hard player's move (an int of the fast path) for the seat to move in ``game``."""
+           clock: Callable[[], float] | None, top_k: int = TOP_K, prune: bool = True,
+           prune_z: float = PRUNE_Z, prune_after: int = PRUNE_AFTER) -> int:
+    """The hard player's move (an int of the fast path) for the seat to move in ``game``
+    (``top_k``, ``prune``, ``prune_z``, ``prune_after``: see the module constants; the benchmark
+    varies them)."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -145,7 +154,7 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     if len(moves) == 1:
         return moves[0]
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     prune=prune)
+                     prune=prune, prune_z=prune_z, prune_after=prune_after)
     # the best mean among the moves played out the longest (the survivors); ties: heuristic order
     most = max(n for n, _ in stats.values())
     best, best_mean = moves[0], -1.0
