@@ -40,6 +40,10 @@ HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
 #: :mod:`engine.ai.cinquillo_belief`, Cinquillo only)
 BELIEF_POOL = {"cinquillo": 0, "535": 0}
+#: 535: whether the search stops playing out the moves that trail clearly (five35_pimc); measured
+#: off: over 100 duplicate deals at 100 ms, pruning at z=3 lost 3.0 points [-0.5, +6.5] against
+#: comparing every move to the end (bench/results/five35_experiments.txt)
+PRUNE_535 = False
 #: per game, how sure the search must be (standard errors) to overrule the medium player's move;
 #: None: always play the search's most visited move
 OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
@@ -85,7 +89,7 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
                 if timed and budget_ms is not None and clock else None)
     if isinstance(game, Five35Game):
         return str(rules.encode(game.base, five35_pimc.choose(
-            game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535)))
     root_moves = rules.legal(game.base)
     z = OVERRULE_Z[view["game"]]
     default = game.medium(rng) if z is not None else -1
