@@ -5,15 +5,19 @@ One entry point, :func:`choose_move`::
     move = engine.ai.choose_move(engine.view(state, seat), level="hard", seed=7)
 
 Levels: ``easy`` (a random legal move, :mod:`.easy`), ``medium`` (a per-game heuristic,
-:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (SO-ISMCTS, :mod:`.ismcts`, over
-determinizations that respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`,
-:mod:`.five35_sample`).  The view never holds the seed, the deck or another hand, so an AI cannot
-cheat; every random choice comes from ``random.Random(seed)``, so a decision is reproducible.
+:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (a search over determinizations that
+respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`, :mod:`.five35_sample`).
+The view never holds the seed, the deck or another hand, so an AI cannot cheat; every random
+choice comes from ``random.Random(seed)``, so a decision is reproducible.
 
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
-* 535: determinized Monte Carlo over every legal move, each played out with the medium policy
-  on shared deals, the clearly worse pruned early (:mod:`.five35_pimc`).
+* 535: determinized Monte Carlo over every legal move, each played out to the end of the round
+  with the medium policy (:mod:`.five35_playout`, the same choices computed in one pass over
+  precomputed rows) on shared deals (:mod:`.five35_pimc`), uniform deals, no pruning
+  (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
+  :mod:`.five35_belief`, measured worse untempered, not yet measured tempered, so
+  :data:`BELIEF_POOL` is 0: ``bench/results/five35_experiments.txt``).
 * Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default; it
   plays the medium player's card unless the search finds a better one by :data:`OVERRULE_Z`
   standard errors (with the hands unknown, search alone did not pick better cards than the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +32,7 @@ def test_one_dominant_deal_is_tempered_down():
 def test_the_effective_sample_size_stays_above_the_floor_and_order_is_kept(logs):
     cum = bw.cumulative_weights(logs)
     assert len(cum) == len(logs)
-    assert all(b >= a for a, b in zip(cum, cum[1:], strict=False))
+    assert all(b >= a for a, b in itertools.pairwise(cum))
     assert _ess(cum) >= bw.MIN_ESS_SHARE * len(logs) * 0.99
     w = [b - a for a, b in zip([0.0, *cum], cum, strict=False)]
     best = max(range(len(logs)), key=lambda i: logs[i])

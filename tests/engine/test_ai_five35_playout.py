@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_ai_infoset import _shuffle_hidden
 
 import engine
-from engine.ai import five35_belief, five35_playout, five35_pimc, medium_535
+from engine.ai import five35_belief, five35_pimc, five35_playout, medium_535
 from engine.ai.games import Five35Game, game_for
 from engine.five35 import deck as D
 from engine.five35.piles import PASS
