@@ -24,6 +24,11 @@ searching levels a time budget on the CPU clock (``--clock wall`` for the wall c
 usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--deals 1000]
            [--matchups hard:medium] [--iterations N] [--budget-ms MS] [--clock cpu|wall]
            [--workers 2] [--batch 5] [--seed 1] [--minutes M] [--out bench/results/tournament.txt]
+           [--scores scores.json]
+
+``hard`` plays as the service does: at most ``engine.ai.DEFAULT_ITERATIONS`` iterations (or
+``--iterations``), capped by ``--budget-ms``.  ``--scores`` writes every row's per-deal scores, for
+``bench/paired.py`` (two variants compared on the same deals).
 
 ``--minutes`` stops the run after M minutes and reports the deals finished by then (the rows
 then have fewer deals than asked, which their ``deals`` column says).
@@ -266,7 +271,7 @@ def main() -> None:
     from engine.ai import DEFAULT_ITERATIONS
 
     budget = (f"{args.iterations} iterations" if args.iterations
-              else f"default iterations {DEFAULT_ITERATIONS}" if not args.budget_ms else "")
+              else f"hard: at most {DEFAULT_ITERATIONS} iterations (as the service)")
     if args.budget_ms:
         budget += f"{', ' if budget else ''}budget {args.budget_ms} ms {args.clock}"
     settings = f"searchers: {budget}; seed {args.seed}; {args.workers} workers; {elapsed / 60:.1f} min wall"
