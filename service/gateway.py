@@ -1,7 +1,7 @@
 """The single entry point of every adapter: chat text (or an action token) in, a command id out.
 
 ``submit`` parses the text once (bad syntax is answered at once, in the player's language, and goes
-no further), answers the commands that need no table (help, rules, language, stats), resolves the
+no further), answers the commands that need no table (help, rules, language, stats, rating, top), resolves the
 table a command is for (``/new`` and ``/play`` make a new id; the others use the room's current
 table) and appends the command to that table's command stream for a worker.
 
@@ -43,6 +43,8 @@ from service.identities import Player, Room
 from service.keys import Keys
 from service.outbox import Message, Recipient
 from service.protocol import ProtocolError, parse_command
+from service.ratings import boards
+from service.ratings.store import RatingStore
 from service.settings import Settings
 from service.tokens import TokenError, open_token
 
@@ -95,6 +97,7 @@ class Gateway:
         self.bot_username = bot_username
         self._reply = redis.register_script(_REPLY)
         self._point_room = redis.register_script(_POINT_ROOM)
+        self.ratings = RatingStore(redis, settings.key_prefix)
 
     def table_for(self, command_id: str | None) -> str:
         """The id of the table a ``/new`` or ``/play`` creates: derived from the adapter's command id
@@ -174,6 +177,9 @@ class Gateway:
             new = args["locale"]
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
             return await answer(translate(new, "lang.changed"), in_locale=new)
+        if name in ("rating", "top"):
+            return await answer(await boards.answer(self.ratings, name, args, user, room, locale,
+                                                    self.clock()))
         if name == "stats":
             raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
             stats = {as_text(k): int(v) for k, v in raw.items()}

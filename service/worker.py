@@ -26,7 +26,7 @@ from redis.exceptions import NoScriptError, RedisError
 
 from service import bots, doorbell, logs, projection
 from service.commands import TableCommand
-from service.events import Stored
+from service.events import MatchFinished, Stored
 from service.gateway import ROOM_WAS, SEEN_TTL_S
 from service.groups import Group, Pause
 from service.keys import Keys
@@ -35,6 +35,8 @@ from service.metrics import Metrics
 from service.packing import use_hiredis_packing
 from service.planning import Entry, Outcome, Planner, TableBatch, group_by_table, new_seed
 from service.projection import index_ops
+from service.ratings import projector as ratings
+from service.ratings.store import RatingKeys
 from service.settings import Settings
 from service.store import AppendResult, EventStore
 from service.streams import parse
@@ -77,6 +79,7 @@ class Worker:
         self.settings = settings
         self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
         self.store = EventStore(redis, self.keys)
+        self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
         # By default hard AI moves are thought in another process (service.bots.Thinker), so that
@@ -334,6 +337,10 @@ class Worker:
             if res.ok:
                 done.append(b)
                 continue
+            if res.duplicates and b.before is not None and b.before.status == FINISHED:
+                # The command that finished it was applied by a worker that may have died before
+                # queueing the ratings: queue them again (rated once whatever the copies).
+                await ratings.requeue(self.redis, self.keys, self.rating_keys, b.before)
             if res.duplicates:
                 # Already applied (a redelivery after a crash): acknowledge, do not act again.
                 dups = set(res.duplicates)
@@ -419,6 +426,9 @@ class Worker:
                     self.planner.waits.pop(cmd.id, None)
                     if t is not None:
                         projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
+                        for ev in o.events:
+                            if isinstance(ev, MatchFinished):  # before the ack: see service.ratings.projector
+                                ratings.queue(pipe, self.rating_keys, t, ev.result, o.at)
                     if o.outcome.startswith("refused") and cmd.creates_table:
                         self._unindex_room(pipe, cmd)
                 self._log(cmd, o.version, o.outcome, now)
