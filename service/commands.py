@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.identities import Player, Room
 
-# The commands that create their table (every other one is for a table that exists).
-CREATING = frozenset({"new", "play"})
+# The commands that create their table (every other one is for a table that exists);
+# ``tournament_table`` is the tournament director's (service.tournaments), never a chat command.
+CREATING = frozenset({"new", "play", "tournament_table"})
 
 
 class TableCommand(BaseModel):

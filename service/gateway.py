@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from service import doorbell
+from service import chats, doorbell
 from service.commands import CREATING, TableCommand
 from service.decoding import as_text, as_text_or_none
 from service.i18n import pick_locale, translate
@@ -47,6 +47,7 @@ from service.ratings import boards
 from service.ratings.store import RatingStore
 from service.settings import Settings
 from service.tokens import TokenError, open_token
+from service.tournaments.director import commands_key, current_key, is_tournament, tournament_id
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
 ROOM_WAS = "room_was"
@@ -159,7 +160,7 @@ class Gateway:
             return cid
 
         if token is not None:
-            return await self._action(cid, token, user, room, locale, answer)
+            return await self._action(cid, token, user, room, locale, answer, moderator)
         try:
             parsed = parse_command(text or "", bot=self.bot_username)
         except ProtocolError as e:
@@ -177,6 +178,8 @@ class Gateway:
             new = args["locale"]
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
             return await answer(translate(new, "lang.changed"), in_locale=new)
+        if name == "tournament":
+            return await self._tournament(cid, command_id, args, user, room, locale, moderator, answer)
         if name in ("rating", "top"):
             return await answer(await boards.answer(self.ratings, name, args, user, room, locale,
                                                     self.clock()))
@@ -224,6 +227,26 @@ class Gateway:
                                    args=[table, args.get(ROOM_WAS) or ""])
         return cid
 
+    async def _tournament(self, cid: str, command_id: str | None, args: dict[str, Any], user: Player,
+                          room: Room, locale: str, moderator: bool,
+                          answer: Callable[..., Awaitable[str]]) -> str:
+        """``/tournament``: to the tournament director's stream (service.tournaments.director)."""
+        if not chats.allowed("tournament", room.kind):
+            error = ProtocolError("wrong_chat", command="tournament", chat=room.kind)
+            return await answer(error_text(locale, error), "wrong_chat")
+        if args.get("action") == "open":
+            tid = tournament_id(self.secrets[0], command_id)
+        else:
+            shown = await self.redis.get(current_key(self.keys.prefix, room.platform, room.chat))
+            if shown is None:
+                return await answer(translate(locale, "tournament.refusal.no_tournament_here"),
+                                    "no_tournament_here")
+            tid = as_text(shown)
+        cmd = TableCommand(id=cid, table=tid, name="tournament", args=args, actor=user, room=room,
+                           locale=locale, at=self.clock(), moderator=moderator)
+        await self.redis.xadd(commands_key(self.keys.prefix), {"c": cmd.dumps()})
+        return cid
+
     async def _playing(self, user: Player) -> str | None:
         """The table a person plays at: of their tables (derived index) the running one, the most
         recently active if several (the last event of each stream tells both); None if none runs."""
@@ -247,11 +270,18 @@ class Gateway:
         return best[1] if best else None
 
     async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
-                      answer: Callable[..., Awaitable[str]]) -> str:
+                      answer: Callable[..., Awaitable[str]], moderator: bool = False) -> str:
         try:
             claims = open_token(self.secrets, token)
         except TokenError as e:
             return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
+        if is_tournament(claims.table):  # a sign-up button: join or start
+            if claims.move not in ("join", "start"):
+                return await answer(translate(locale, "refusal.token_forged"), "token_forged")
+            await self.redis.xadd(commands_key(self.keys.prefix), {"c": TableCommand(
+                id=cid, table=claims.table, name="tournament", args={"action": claims.move}, actor=user,
+                room=room, locale=locale, token=token, at=self.clock(), moderator=moderator).dumps()})
+            return cid
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))
         return cid

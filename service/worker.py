@@ -24,7 +24,7 @@ from typing import Any
 
 from redis.exceptions import NoScriptError, RedisError
 
-from service import bots, doorbell, logs, projection
+from service import bots, doorbell, finishing, logs, projection
 from service.commands import TableCommand
 from service.events import MatchFinished, Stored
 from service.gateway import ROOM_WAS, SEEN_TTL_S
@@ -35,7 +35,6 @@ from service.metrics import Metrics
 from service.packing import use_hiredis_packing
 from service.planning import Entry, Outcome, Planner, TableBatch, group_by_table, new_seed
 from service.projection import index_ops
-from service.ratings import projector as ratings
 from service.ratings.store import RatingKeys
 from service.settings import Settings
 from service.store import AppendResult, EventStore
@@ -60,6 +59,7 @@ return 0
 PARK_WAIT_S = 0.005
 MAX_CONFLICT_ROUNDS = 50
 CACHE_SIZE = 20_000
+FINISHED_MEMORY = 10_000
 # How often a worker reads again its own pending commands (a read whose reply was lost: redis-py
 # resent the XREADGROUP, so those commands were delivered to this worker but never reached it).
 REREAD_S = 1.0
@@ -89,6 +89,7 @@ class Worker:
         self.planner = Planner(settings, clock, seeds, chooser)
         self.metrics = metrics or Metrics()
         self.cache: OrderedDict[str, Table] = OrderedDict()
+        self._finished: OrderedDict[str, None] = OrderedDict()  # see _remember_finished
         self.attempts: dict[str, int] = {}
         self.retry: list[Entry] = []
         self.log = logs.get("worker").bind(worker=self.name)
@@ -330,6 +331,14 @@ class Worker:
             # The server lost its scripts (restart, failover): nothing of this batch was appended.
             await self.store.ensure_scripts()
             return [e for b in batches for e in b.entries], []
+        for b in batches:
+            if b.before is not None and b.before.status == FINISHED and b.table not in self._finished:
+                # A finished table this process did not finish: the worker that appended its end may
+                # have died before queueing what follows (its rating, its tournament's report), and a
+                # redelivered command (a stale AI tick does nothing) cannot tell.  Queued again;
+                # counted once by their consumers.
+                self._remember_finished(b.table)
+                await finishing.requeue(self.redis, self.keys, self.rating_keys, b.before)
         done = [b for b in batches if b.append is None and (b.failed or b.waiting)]
         duplicates = [Outcome(e, "duplicate", [], 0) for e in grouped.twice]
         redo: list[Entry] = []
@@ -337,10 +346,6 @@ class Worker:
             if res.ok:
                 done.append(b)
                 continue
-            if res.duplicates and b.before is not None and b.before.status == FINISHED:
-                # The command that finished it was applied by a worker that may have died before
-                # queueing the ratings: queue them again (rated once whatever the copies).
-                await ratings.requeue(self.redis, self.keys, self.rating_keys, b.before)
             if res.duplicates:
                 # Already applied (a redelivery after a crash): acknowledge, do not act again.
                 dups = set(res.duplicates)
@@ -427,8 +432,9 @@ class Worker:
                     if t is not None:
                         projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
                         for ev in o.events:
-                            if isinstance(ev, MatchFinished):  # before the ack: see service.ratings.projector
-                                ratings.queue(pipe, self.rating_keys, t, ev.result, o.at)
+                            if isinstance(ev, MatchFinished):  # before the ack: see service.finishing
+                                finishing.queue(pipe, self.keys, self.rating_keys, t, ev.result, o.at)
+                                self._remember_finished(t.id)
                     if o.outcome.startswith("refused") and cmd.creates_table:
                         self._unindex_room(pipe, cmd)
                 self._log(cmd, o.version, o.outcome, now)
@@ -454,6 +460,12 @@ class Worker:
                                         if b.append is not None and b.append.outbox))
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
+
+    def _remember_finished(self, table: str) -> None:
+        """A finished table whose follow-ups this process queued (see :meth:`cycle`)."""
+        self._finished[table] = None
+        while len(self._finished) > FINISHED_MEMORY:
+            self._finished.popitem(last=False)
 
     def _unindex_room(self, pipe: Any, cmd: TableCommand) -> None:
         """A refused /new or /play: the room shows again the table it showed before the gateway

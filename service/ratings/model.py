@@ -114,7 +114,8 @@ def record_of(t: Table, result: dict[str, Any], at: float) -> MatchRecord:
                                     user=s.player.user, name=s.player.name, left=i in left))
         else:
             seats.append(SeatRecord(rank=ranks[i], team=team, bot=s.bot or "medium"))
-    groups = tuple(f"{r.platform}:{r.chat}" for r in t.rooms if r.kind == "group")
+    rooms = (*t.rooms, t.home) if t.home is not None else t.rooms
+    groups = tuple(f"{r.platform}:{r.chat}" for r in rooms if r.kind == "group")
     return MatchRecord(table=t.id, game=t.game, at=at, seats=tuple(seats),
                        groups=tuple(dict.fromkeys(groups)))
 

@@ -1,10 +1,11 @@
 """The ratings projection, live: the worker queues each finished match, the projector rates it once.
 
-**Worker side** (:func:`queue`): with the acknowledgements of the command that finished a match (the
-same pipeline, queued before them), the match's record goes to ``rt:{ratings}:queue``.  A worker that
-dies between its append and that pipeline leaves the command pending; whoever takes it over finds it
-applied already (the append script says ``DUPLICATE``) and queues the record again from the stored
-table (:func:`requeue`).  So every finished match reaches the queue at least once.
+**Worker side** (:func:`queue_record`, through :mod:`service.finishing`): with the acknowledgements of
+the command that finished a match (the same pipeline, queued before them), the match's record goes to
+``rt:{ratings}:queue``.  A worker that dies between its append and that pipeline leaves the command
+pending; whoever takes it over finds it applied already (the append script says ``DUPLICATE``) and
+queues the record again from the stored table.  So every finished match reaches the queue at least
+once.
 
 **Projector side** (:class:`Projector`): reads the queue through the consumer group ``raters``, reads
 the people's ratings, rates (:func:`service.ratings.model.rate`) and writes with the compare-and-set
@@ -27,11 +28,8 @@ from redis.exceptions import RedisError, ResponseError
 
 from service import logs
 from service.decoding import as_text
-from service.events import MatchFinished, decode
-from service.keys import Keys
-from service.ratings.model import MatchRecord, from_json, rate, record_of, to_json
+from service.ratings.model import MatchRecord, from_json, rate, to_json
 from service.ratings.store import RatingKeys, RatingStore
-from service.tables.state import FINISHED, Table
 
 GROUP = "raters"
 LEASE_MS = 10_000
@@ -45,26 +43,10 @@ return 1
 """
 
 
-def queue(pipe: Any, rkeys: RatingKeys, t: Table, result: dict[str, Any], at: float) -> None:
-    """Queue the record of a match that just finished (the worker, after its append)."""
-    rec = record_of(t, result, at)
+def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
+    """Queue the record of a match that just finished (see :mod:`service.finishing`)."""
     if rec.rated:
         pipe.xadd(rkeys.queue(), {"r": orjson.dumps(to_json(rec))})
-
-
-async def requeue(redis: Any, keys: Keys, rkeys: RatingKeys, t: Table) -> bool:
-    """Queue again the record of a finished table (its end was appended by a worker that died
-    before queueing it; a copy already rated is ignored by the projector).  Returns whether queued."""
-    if t.status != FINISHED:
-        return False
-    for _, fields in await redis.xrevrange(keys.events(t.id), count=8):
-        s = decode(fields.get(b"e") or fields.get("e"))
-        if isinstance(s.event, MatchFinished):
-            pipe = redis.pipeline(transaction=False)
-            queue(pipe, rkeys, t, s.event.result, s.at)
-            await pipe.execute()
-            return True
-    return False
 
 
 class Projector:

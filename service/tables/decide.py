@@ -30,6 +30,7 @@ from service.events import (
     TableCancelled,
     TableCreated,
 )
+from service.tables.seating import tournament_table_events
 from service.tables.state import FINISHED, LOBBY, RUNNING, Table, evolve
 from service.tokens import TokenError, open_token
 
@@ -339,6 +340,19 @@ def _replay(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     # No event: the worker reads the whole stream and the notifier sends the replay.
     if b.t.status != FINISHED:
         raise Refused("not_finished", table=b.t.id)
+    if b.t.tournament is not None:
+        # Its deal is the round's: other tables may still be playing it (G-1).
+        raise Refused("tournament_replay", table=b.t.id)
+
+
+def _tournament_table(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+    if b.decision.before is not None:
+        raise Refused("table_exists", table=cmd.table)
+    if cmd.actor is None or cmd.room is None:
+        raise Refused("no_actor")
+    for event in tournament_table_events(cmd):
+        b.emit(event)
+    b.finish_if_over()
 
 
 def _tick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
@@ -365,5 +379,5 @@ def _tick(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
 _HANDLERS: dict[str, Callable[[_Builder, TableCommand, Context], None]] = {
     "new": _create, "play": _create, "join": _join, "leave": _leave, "bots": _bots, "start": _start,
     "cancel": _cancel, "move": _move, "action": _action, "hand": _hand, "replay": _replay, "tick": _tick,
-    "kick": _kick, "set": _set,
+    "kick": _kick, "set": _set, "tournament_table": _tournament_table,
 }
