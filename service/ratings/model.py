@@ -78,8 +78,9 @@ class MatchRecord:
         return bool(self.people()) and len(self.seats) >= 2
 
 
-def _score(v: Any) -> Fraction:
-    return Fraction(str(v))
+def _score(v: Any) -> Fraction | int:
+    # Scores are ints, or Cinquillo's exact shares written as "7/2" (C-13).
+    return v if type(v) is int else Fraction(str(v))
 
 
 def seat_ranks(game: str, result: dict[str, Any], seats: int, left: set[int]) -> list[int]:
@@ -159,9 +160,10 @@ def rate(rec: MatchRecord, current: dict[str, Rating]) -> dict[str, Rating]:
     teams: dict[int, list[tuple[SeatRecord, Any]]] = {}
     seen: set[str] = set()
     for s in rec.seats:
-        if s.person is not None and s.person not in seen:
-            seen.add(s.person)
-            r = current.get(s.person) or Rating()
+        person = s.person
+        if person is not None and person not in seen:
+            seen.add(person)
+            r = current.get(person) or Rating()
             teams.setdefault(s.team, []).append((s, _MODEL.rating(mu=r.mu, sigma=r.sigma)))
         else:
             mu, sigma = BOT_RATINGS.get(s.bot or "medium", BOT_RATINGS["medium"])

@@ -114,3 +114,39 @@ def test_shown_rating_and_trend():
     for i in range(12):
         r = rate(MatchRecord(f"t{i}", "535", float(i), (person(0, 1), person(1, 2))), {"tg:0": r})["tg:0"]
     assert r.matches == 12 and r.wins == 12 and len(r.trend) == 10 and all(d > 0 for d in r.trend)
+
+
+def test_the_rebuilds_seat_fold_agrees_with_the_tables_own_fold():
+    from service.events import (
+        BotsAdded,
+        MatchFinished,
+        MatchStarted,
+        PlayerJoined,
+        PlayerKicked,
+        PlayerLeft,
+        RoomAttached,
+        SeatTakenByBot,
+        TableCreated,
+        encode,
+    )
+    from service.ratings.rebuild import record_from_events
+    from service.tables.repository import fold
+
+    p = [Player(platform="tg", user=str(i), name=f"P{i}") for i in range(5)]
+    group, other = Room(platform="tg", chat="-1", kind="group"), Room(platform="web", chat="g", kind="group")
+    events = [TableCreated(game="535", options={}, max_seats=5, creator=p[0], room=group, locale="es",
+                           turn_seconds=0), RoomAttached(room=other)]
+    events += [PlayerJoined(seat=i, player=p[i], locale="es") for i in range(5)]
+    events += [PlayerLeft(seat=1, player=p[1]), PlayerKicked(seat=2, player=p[3], by=p[0]),
+               BotsAdded(seats=[3], level="hard"), MatchStarted(seed="s", commitment="c", players=4),
+               SeatTakenByBot(seat=1, level="medium", reason="left", player=p[2]),
+               PlayerKicked(seat=2, player=p[4], by=p[0], level="easy"),
+               MatchFinished(result={"winners": [3], "scores": [5, 9, 9, 1]})]
+    raws = [encode(e, at=float(i), cmd=f"c{i}") for i, e in enumerate(events)]
+    t = fold("tab", None, raws)
+    assert t is not None
+    want = record_of(t, t.result or {}, float(len(events) - 1))
+    got = record_from_events("tab", raws)
+    assert got == want
+    assert [s.left for s in got.seats] == [False, True, True, False] and got.groups == ("tg:-1", "web:g")
+    assert record_from_events("tab", raws[:-1]) is None  # not finished: no record

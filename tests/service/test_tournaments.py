@@ -168,11 +168,10 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
             assert all(m.to.room is None for m in msgs), "a tournament table posted in a room"
         assert started_seeds == {t.seeds[r]}
         round_seeds.append(t.seeds[r])
-        # The seed is shown in the group only once its round is over.
-        shown = [i for i, m in enumerate(h.messages) if t.seeds[r] in m.text]
-        last_move = max(i for i, m in enumerate(h.messages)
-                        if m.kind == "hand" and m.table in {d.table for d in draws})
-        assert shown and min(shown) > last_move
+        # The seed is shown once: in the group's standings of its round (which wait for every table).
+        shown = [m for m in h.messages if t.seeds[r] in m.model_dump_json()]
+        assert len(shown) == 1 and f"Standings after round {r} " in shown[0].text
+        assert shown[0].to.room is not None and GROUP.same(shown[0].to.room)
     assert len(set(round_seeds)) == 3
     # Round 2 and 3 pair by standing: the best three of the standings sit together.
     scored_before_2 = [s for tb, s in t.scored.items() if tb in {d.table for d in t.tables(1)}]
