@@ -10,7 +10,7 @@ the medium player's, as soon as it is their turn) and one Cinquillo table of two
 the latency of those commands, from submission to their appended outbox message (p50 / p99 /
 max), beside the number of AI moves made meanwhile.  ``--in-loop`` makes the hard decisions on
 the event loop (the old way, for reference); by default they are thought in another process
-(``service.bots.Thinker``).
+(``service.write.bots.Thinker``).
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 import redis.asyncio as aioredis
 
 import engine
-from service import bots, logs
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.settings import Settings
-from service.tables.state import RUNNING
-from service.worker import Worker
+from service.domain.identities import Player, Room
+from service.domain.tables.state import RUNNING
+from service.ops import logs
+from service.ops.settings import Settings
+from service.write import bots
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 from tools.loopback import free_port
 
 

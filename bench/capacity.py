@@ -10,7 +10,7 @@ the service's alone, then:
    every person's command with an adapter command id as a chat adapter sends it.  Prints
    ``used_memory`` growth per table, and ``MEMORY USAGE`` per table split by what holds it: the table's
    own keys (events, snapshot, done set), the outbox, the command streams, ``seen:``/``in:``, the rest.
-2. **After trim**: ``cinq trim --days 0`` (``service.archive.trim``): growth per table left, then the
+2. **After trim**: ``cinq trim --days 0`` (``service.ops.archive.trim``): growth per table left, then the
    same once the shared streams are emptied as their own retention would (outbox and command streams
    trimmed, 24-hour ``seen:`` keys expired), which is what trim owes (goal: 1 KB).
 3. **Live tables**: ``--live`` matches of a person and three AI players, mid-match (the person has
@@ -38,13 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 
 import engine
-from service import archive, logs
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.settings import Settings
-from service.tables.repository import load
-from service.tables.state import FINISHED
-from service.worker import Worker
+from service.domain.identities import Player, Room
+from service.domain.tables.state import FINISHED
+from service.ops import archive, logs
+from service.ops.settings import Settings
+from service.store.repository import load
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 from tools.loopback import free_port
 
 GROUPS = {"table keys": ("t:", "due:"), "outbox": ("out:",), "command streams": ("cmd:", "dead:"),
@@ -109,7 +109,7 @@ async def finished_tables(svc: Service, n: int, tag: str) -> list[str]:
     ids = []
     for i in range(n):
         who = Player(platform="bench", user=f"{tag}{i}", name=f"P{i}")
-        room = Room(platform="bench", chat=f"{tag}{i}", kind="group")
+        room = Room(platform="bench", chat=f"{tag}{i}", kind="private")  # /play is for a private chat
         await svc.say(who, "/play cinquillo 4", room)
         await svc.settle()
         await svc.say(who, "/leave", room)
@@ -125,7 +125,7 @@ async def live_tables(svc: Service, n: int, moves: int = 4) -> list[str]:
     ids = []
     for i in range(n):
         who = Player(platform="bench", user=f"live{i}", name=f"L{i}")
-        room = Room(platform="bench", chat=f"live{i}", kind="group")
+        room = Room(platform="bench", chat=f"live{i}", kind="private")
         await svc.say(who, "/play cinquillo 4", room)
         await svc.settle()
         table = await svc.gw.table_of(room)
@@ -142,7 +142,7 @@ async def live_tables(svc: Service, n: int, moves: int = 4) -> list[str]:
 
 async def empty_shared(r: Any, settings: Settings) -> None:
     """What the outbox/command-stream retention and the 24-hour TTLs would do, done at once."""
-    from service.keys import Keys
+    from service.store.keys import Keys
 
     keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
     pipe = r.pipeline(transaction=False)
@@ -158,8 +158,8 @@ async def empty_shared(r: Any, settings: Settings) -> None:
 
 async def deliver_and_retain(r: Any, settings: Settings, svc: Service) -> None:
     """What a running deployment does next: the platform's delivery delivers every message and the
-    retention trims what was delivered and what the workers acknowledged (service/groups.py)."""
-    from service.delivery import Delivery, DeliveryOptions
+    retention trims what was delivered and what the workers acknowledged (service/store/groups.py)."""
+    from service.platform.delivery import Delivery, DeliveryOptions
 
     async def handler(_: Any) -> None:
         return None
@@ -265,7 +265,7 @@ async def soak(url: str, settings: Settings, seconds: float, rate: float) -> Non
         while (now := time.monotonic()) - t0 < seconds:
             while started < (now - t0) * rate:
                 who = Player(platform="soak", user=f"s{started}", name="S")
-                room = Room(platform="soak", chat=f"s{started}", kind="group")
+                room = Room(platform="soak", chat=f"s{started}", kind="private")
                 await gw.submit("/play cinquillo 4", user=who, room=room)
                 await gw.submit("/leave", user=who, room=room)
                 started += 1

@@ -34,14 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 
 import engine
-from service import logs
-from service.commands import TableCommand
-from service.events import MatchStarted, TableCreated
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.settings import Settings
-from service.tables.repository import history, load
-from service.worker import Worker
+from service.domain.commands import TableCommand
+from service.domain.events import MatchStarted, TableCreated
+from service.domain.identities import Player, Room
+from service.ops import logs
+from service.ops.settings import Settings
+from service.store.repository import history, load
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 
 PREFIX = "bench:"
 BARE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "bare_pipeline.py"

@@ -10,7 +10,7 @@ deletes what it wrote.  Then:
    ``--moves`` stored moves each, which the rebuild must skip), as the worker would have;
 2. **rebuild**: times ``service.ratings.rebuild.rebuild`` over them (goal: 10,000 matches < 10 s);
 3. **worker's hot path**: the cost, per finished match, of what the worker adds to the append's
-   follow-up pipeline (``service.finishing.queue``: the record and its XADD; p50/p99);
+   follow-up pipeline (``service.write.finishing.queue``: the record and its XADD; p50/p99);
 4. **projector**: each rating update (read the people's ratings, rate with openskill, the
    compare-and-set script) over the same matches queued, against that Redis (p50/p99, and per second).
 """
@@ -33,8 +33,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import redis.asyncio as aioredis
-
-from service import finishing, logs
 from service.events import (
     BotsAdded,
     MatchFinished,
@@ -46,10 +44,13 @@ from service.events import (
 )
 from service.identities import Player, Room
 from service.keys import Keys
+from service.tables.state import FINISHED, Seat, Table
+
+from service.ops import logs
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.ratings.store import RatingKeys
-from service.tables.state import FINISHED, Seat, Table
+from service.write import finishing
 
 PREFIX = "bench-ratings:"
 

@@ -20,9 +20,9 @@ For each worker count, on a clean key prefix (``bench:``, deleted before and aft
    its submission (its ``at``) to its first outbox entry, whose id is the Redis clock when the append's
    Lua call wrote it (same host, same clock).
 
-Prints one table.  Each command shard is leased to one worker process (service/leases.py), so with
+Prints one table.  Each command shard is leased to one worker process (service/store/leases.py), so with
 4 shards and 4 workers each owns one; with fewer, a worker reads several shards (on the cluster, one
-read per slot: see service/streams.py).
+read per slot: see service/store/streams.py).
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from bench.pipeline import PREFIX, clean, next_commands, setup_tables, xadd_all
-from service import logs
-from service.settings import Settings
-from service.worker import Worker
+from service.ops import logs
+from service.ops.settings import Settings
+from service.write.worker import Worker
 from tools import local_cluster
 
 BUCKETS, SHARDS = 1024, 4
@@ -68,7 +68,7 @@ def spawn_workers(url: str, n: int, cluster: bool = False) -> list[subprocess.Po
            "CINQ_BATCH": "256", "CINQ_BLOCK_MS": "5", "CINQ_BUCKETS": str(BUCKETS),
            "CINQ_COMMAND_SHARDS": str(SHARDS), "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "ERROR",
            "CINQ_REDIS_CLUSTER": "true" if cluster else "false"}
-    return [subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+    return [subprocess.Popen([sys.executable, "-m", "service.ops.cli", "worker"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
 
 

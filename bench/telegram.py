@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fakeredis
 
 from adapters.telegram.config import Limits, TelegramSettings
-from service import logs
-from service.events import MovePlayed
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.events import MovePlayed
+from service.domain.identities import Room
+from service.ops import logs
+from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 SENDS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")

@@ -264,7 +264,7 @@ async def main(argv: list[str] | None = None) -> int:
         port = free_port()
         env = _env(args.redis_url, port, f"http://127.0.0.1:{cb_port}/cb", deliver=True)
         procs.append(subprocess.Popen([py, "-m", "adapters.webhook"], cwd=ROOT, env=env))
-        worker = "import sys; from service.cli import main; sys.exit(main(['worker']))"
+        worker = "import sys; from service.ops.cli import main; sys.exit(main(['worker']))"
         procs.append(subprocess.Popen([py, "-c", worker], cwd=ROOT, env=env))
         url = f"http://127.0.0.1:{port}"
         for tables, seconds in ((1, min(10.0, args.seconds)), (args.tables, args.seconds)):

@@ -153,6 +153,6 @@ async def any_redis(request: pytest.FixtureRequest) -> AsyncIterator[object]:
 @pytest.fixture(autouse=True, scope="session")
 def _quiet_logs() -> None:
     """Warnings and errors only: one JSON line per command would drown the test output."""
-    from service import logs
+    from service.ops import logs
 
     logs.configure("WARNING")

@@ -13,9 +13,9 @@ import random
 import re
 from pathlib import Path
 
-from service import archive, retention
-from service.identities import Room
-from service.keys import Keys
+from service.domain.identities import Room
+from service.ops import archive, retention
+from service.store.keys import Keys
 from tests.adapters.telegram.support import World, person, play_out
 from tests.adapters.telegram.support import settings as tg_settings
 from tests.adapters.webhook.support import FakePlatform
@@ -126,7 +126,7 @@ async def test_a_whole_deployment_writes_only_documented_keys(real_redis, tmp_pa
 
 async def _fire(s: Harness) -> None:
     """Run the timers until the timed-out turn was played."""
-    from service.timers import fire_due
+    from service.write.timers import fire_due
 
     table = await s.table_of(Room(platform="tg", chat="-77", kind="group"))
     before = await s.redis.xlen(s.keys.events(table))

@@ -221,7 +221,8 @@ class World:
         self._spawn("webhook", [sys.executable, "-m", "adapters.webhook"], env)
         self._spawn(
             "worker",
-            [sys.executable, "-c", "import sys; from service.cli import main; sys.exit(main(['worker']))"],
+            [sys.executable, "-c",
+             "import sys; from service.ops.cli import main; sys.exit(main(['worker']))"],
             env,
         )
         self._wait_http(f"http://127.0.0.1:{self.webhook_port}/healthz", "webhook")

@@ -24,7 +24,7 @@ async def serve(runtime: Any) -> None:
     """Run the bot on a service runtime's Redis until cancelled (a no-op without a token)."""
     from adapters.telegram.app import build
     from adapters.telegram.config import TelegramSettings
-    from service import logs
+    from service.ops import logs
 
     tg = TelegramSettings()
     if not tg.token:
@@ -39,9 +39,9 @@ def main(arg: Any = None, **_: Any) -> Any:
     if arg is not None and not isinstance(arg, list | tuple):
         return serve(arg)
     from adapters.telegram.config import TelegramSettings
-    from service import logs
-    from service.runtime import build as build_runtime
-    from service.settings import Settings
+    from service.ops import logs
+    from service.ops.runtime import build as build_runtime
+    from service.ops.settings import Settings
 
     settings = Settings()
     logs.configure(settings.log_level)

@@ -5,7 +5,7 @@ delivers the outbox and receives updates by long polling (no public URL) or by w
 with the secret token header checked) until it is cancelled.  Nothing about a game is kept here:
 every piece of state is in Redis, so a new process carries on where the last one stopped.
 
-The process serves ``/healthz``, ``/readyz`` and ``/metrics`` (:mod:`service.health`) on the webhook's
+The process serves ``/healthz``, ``/readyz`` and ``/metrics`` (:mod:`service.ops.health`) on the webhook's
 host and port, in both modes: ready means Redis answers, the delivery loop runs, updates come in
 (the webhook was set, or polling started) and Bot API calls have not been failing for a minute
 (:mod:`adapters.telegram.health`).
@@ -41,15 +41,15 @@ from adapters.telegram.health import ApiWatch, BotHealth, TelegramMetrics
 from adapters.telegram.presses import Presses
 from adapters.telegram.render import PLATFORM
 from adapters.telegram.sender import Sender
-from service import logs
-from service.delivery import Delivery, DeliveryOptions
-from service.gateway import Gateway
-from service.health import add_routes
-from service.platform_state import PlatformState
-from service.settings import Settings
+from service.ops import logs
+from service.ops.health import add_routes
+from service.ops.settings import Settings
+from service.platform.delivery import Delivery, DeliveryOptions
+from service.platform.platform_state import PlatformState
+from service.write.gateway import Gateway
 
 # How long a stopping bot may take in all to stop its input and flush what it owes (deliveries in
-# hand, queued messages).  Under `cinq serve`'s own bound (service.cli.SHUTDOWN_WAIT_S, 10 s), which
+# hand, queued messages).  Under `cinq serve`'s own bound (service.ops.cli.SHUTDOWN_WAIT_S, 10 s), which
 # is itself well under the 30 s an orchestrator waits before SIGKILL.
 SHUTDOWN_WAIT_S = 8.0
 # Of that, how long the updates already taken in (webhook requests, polled updates) may take.

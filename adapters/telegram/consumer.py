@@ -1,6 +1,6 @@
 """The outbox handler of the Telegram adapter: one outbox message in, sender operations out.
 
-:class:`service.delivery.Delivery` reads the outbox for the platform ``telegram`` (consumer group,
+:class:`service.platform.delivery.Delivery` reads the outbox for the platform ``telegram`` (consumer group,
 order per recipient, retries, dead letters) and calls :class:`OutboxHandler` with each message.
 
 A *post* (a reply, a summary) is awaited: the message is acknowledged once it went out.  A *show*
@@ -25,10 +25,10 @@ from collections.abc import Callable
 from adapters.telegram.presses import PREFIX, Presses
 from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
 from adapters.telegram.sender import Op, Sender, is_group
-from service import logs
-from service.i18n import translate
-from service.outbox import Message
-from service.platform_state import PlatformState
+from service.ops import logs
+from service.platform.outbox import Message
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
 
 
 class OutboxHandler:
@@ -47,7 +47,7 @@ class OutboxHandler:
         sender.on_migrate = self.migrated
 
     async def __call__(self, msg: Message) -> None:
-        """Deliver one message (the :data:`service.delivery.Handler`)."""
+        """Deliver one message (the :data:`service.platform.delivery.Handler`)."""
         if self.presses is not None and msg.id.startswith(PREFIX) and self.presses.offer(msg.rendered()):
             return  # a refused button press: its answer is the alert
         room = msg.to.room

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from service.outbox import Message
+from service.platform.outbox import Message
 
 PREFIX = "tg:cb:"
 

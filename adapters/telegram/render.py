@@ -17,10 +17,10 @@ from typing import Any
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.telegram.callbacks import FLAGS, GAMES, Cfg, Lobby
-from service.i18n import translate
-from service.i18n.render import move_text, render_view
-from service.outbox import Message
-from service.text import render as render_item
+from service.platform.outbox import Message
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import move_text, render_view
+from service.protocol.text import render as render_item
 
 PLATFORM = "telegram"
 MAX_TEXT = 4096

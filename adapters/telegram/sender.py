@@ -8,14 +8,14 @@
 - About one call a second per chat, at most ``group_per_window`` per window in a group, at most
   ``global_per_s`` a second overall.
 - An edit to the content a message already shows is never sent (a digest of text and keyboard is
-  kept per slot in :mod:`service.platform_state`); "message is not modified" counts as done.
+  kept per slot in :mod:`service.platform.platform_state`); "message is not modified" counts as done.
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
   handed to ``on_forbidden`` and the operation is finished: retrying cannot help.
 - ``TelegramMigrateToChat`` (a group became a supergroup) is handed to ``on_migrate`` and the call is
   made again to the new id.  Queues, limits and everything in Redis stay under the chat id the service
   knows the room by; only the calls use the chat's id on Telegram now (:attr:`Sender.moved`, else
-  :meth:`service.platform_state.PlatformState.moved_to`, asked once per chat and process).
+  :meth:`service.platform.platform_state.PlatformState.moved_to`, asked once per chat and process).
 - An :class:`~adapters.telegram.render.Edit` (a settings keyboard: one given message, no slot) goes
   through the same queue and limits; a queued edit of the same message is merged.
 - A stopping process flushes its queues (:meth:`Sender.flush`): the waits that only serve merging
@@ -49,8 +49,8 @@ from aiogram.exceptions import (
 
 from adapters.telegram.config import Limits
 from adapters.telegram.render import PLATFORM, Content, Edit, Post, Show
-from service import logs
-from service.platform_state import PlatformState
+from service.ops import logs
+from service.platform.platform_state import PlatformState
 
 Op = Show | Post | Edit
 MAX_TRANSIENT = 5

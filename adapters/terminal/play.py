@@ -13,12 +13,12 @@ import sys
 import zlib
 from typing import IO, Any
 
-from service import bots
-from service.i18n import pick_locale, translate
-from service.identities import Player, Room
-from service.outbox import Message, OutboxReader
-from service.runtime import build
-from service.settings import Settings
+from service.domain.identities import Player, Room
+from service.ops.runtime import build
+from service.ops.settings import Settings
+from service.platform.outbox import Message, OutboxReader
+from service.protocol.i18n import pick_locale, translate
+from service.write import bots
 
 # The embedded store lives and dies with the process: a few buckets are plenty.
 EMBEDDED_BUCKETS = 8

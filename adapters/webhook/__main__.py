@@ -3,8 +3,8 @@
 import sys
 
 from adapters.webhook.cli import run
-from service import logs
-from service.settings import Settings
+from service.ops import logs
+from service.ops.settings import Settings
 
 logs.configure(Settings().log_level)
 sys.exit(run(sys.argv[1:]))

@@ -11,7 +11,7 @@
    body differs) without acting again,
 6. the sender's rate (429, with ``Retry-After``),
 
-then hands the event to :meth:`service.gateway.Gateway.submit`, records the answer for redeliveries
+then hands the event to :meth:`service.write.gateway.Gateway.submit`, records the answer for redeliveries
 and answers 202 — in that order, so that a 202 means the command is in its stream, and a failure
 anywhere before it (503) leaves nothing that would stop the platform's retry from acting.  What the service
 answers arrives later, as callbacks (see :mod:`adapters.webhook.sender`).
@@ -34,12 +34,12 @@ from redis.exceptions import OutOfMemoryError, RedisError
 from adapters.webhook import signing
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
-from service import logs
-from service.delivery import DeliveryMetrics
-from service.gateway import Gateway
-from service.health import add_routes
-from service.identities import Player, Room
-from service.inbound import Admission, Answer
+from service.domain.identities import Player, Room
+from service.ops import logs
+from service.ops.health import add_routes
+from service.platform.delivery import DeliveryMetrics
+from service.platform.inbound import Admission, Answer
+from service.write.gateway import Gateway
 
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
 PROBLEM = "application/problem+json"

@@ -23,11 +23,11 @@ from adapters.webhook.app import WebhookMetrics, make_app
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.sender import Sender
 from adapters.webhook.server import ProblemRunner
-from service import logs
-from service.delivery import Delivery, DeliveryOptions
-from service.gateway import Gateway
-from service.runtime import connect
-from service.settings import Settings
+from service.ops import logs
+from service.ops.runtime import connect
+from service.ops.settings import Settings
+from service.platform.delivery import Delivery, DeliveryOptions
+from service.write.gateway import Gateway
 
 
 def delivery_options(ws: WebhookSettings, **overrides: Any) -> DeliveryOptions:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from service.outbox import Message
+from service.platform.outbox import Message
 
 _ID = Field(min_length=1, max_length=128, description="The platform's own id (a string)")
 

@@ -1,10 +1,10 @@
 """Outbound callbacks: one outbox message, signed, POSTed to the platform's callback URL.
 
-:class:`Sender` is the handler that :class:`service.delivery.Delivery` calls per message.  It maps
+:class:`Sender` is the handler that :class:`service.platform.delivery.Delivery` calls per message.  It maps
 the outcome of one attempt onto the delivery's vocabulary: a 2xx returns; a network error, a
-timeout, a 5xx, a 408 or a 429 raises :class:`~service.delivery.Retry` (with the ``Retry-After`` the
+timeout, a 5xx, a 408 or a 429 raises :class:`~service.platform.delivery.Retry` (with the ``Retry-After`` the
 platform asked for, if any; otherwise the delivery backs off exponentially with full jitter); any
-other answer raises :class:`~service.delivery.Permanent` (the message goes to the dead letters).
+other answer raises :class:`~service.platform.delivery.Permanent` (the message goes to the dead letters).
 Every attempt is signed afresh (a new ``webhook-timestamp``) with the same ``webhook-id``: the
 message id, the receiver's idempotency key.
 """
@@ -20,9 +20,9 @@ import aiohttp
 from adapters.webhook import signing
 from adapters.webhook.config import Platform
 from adapters.webhook.models import OutboundMessage
-from service import logs
-from service.delivery import Permanent, Retry
-from service.outbox import Message
+from service.ops import logs
+from service.platform.delivery import Permanent, Retry
+from service.platform.outbox import Message
 
 USER_AGENT = "cinq-webhook/1"
 

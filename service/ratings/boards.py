@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.decoding import as_text
-from service.i18n import translate
-from service.identities import Player, Room
+from service.domain.identities import Player, Room
+from service.protocol.i18n import translate
 from service.ratings.model import Rating
 from service.ratings.store import RatingStore, month, week
+from service.store.decoding import as_text
 
 GAMES = ("cinquillo", "535")
 BOARD_SIZE = 10

@@ -20,7 +20,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from service.tables.state import Table
+from service.domain.tables.state import Table
 
 MU, SIGMA = 25.0, 25.0 / 3.0
 # An AI player's fixed rating per level: (mu, sigma).  Small sigma: a known strength.

@@ -1,6 +1,6 @@
 """The ratings projection, live: the worker queues each finished match, the projector rates it once.
 
-**Worker side** (:func:`queue_record`, through :mod:`service.finishing`): with the acknowledgements of
+**Worker side** (:func:`queue_record`, through :mod:`service.write.finishing`): with the acknowledgements of
 the command that finished a match (the same pipeline, queued before them), the match's record goes to
 ``rt:{ratings}:queue``.  A worker that dies between its append and that pipeline leaves the command
 pending; whoever takes it over finds it applied already (the append script says ``DUPLICATE``) and
@@ -26,10 +26,10 @@ from typing import Any
 import orjson
 from redis.exceptions import RedisError, ResponseError
 
-from service import logs
-from service.decoding import as_text
+from service.ops import logs
 from service.ratings.model import MatchRecord, from_json, rate, to_json
 from service.ratings.store import RatingKeys, RatingStore
+from service.store.decoding import as_text
 
 GROUP = "raters"
 LEASE_MS = 10_000
@@ -44,7 +44,7 @@ return 1
 
 
 def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
-    """Queue the record of a match that just finished (see :mod:`service.finishing`)."""
+    """Queue the record of a match that just finished (see :mod:`service.write.finishing`)."""
     if rec.rated:
         pipe.xadd(rkeys.queue(), {"r": orjson.dumps(to_json(rec))})
 

@@ -20,9 +20,7 @@ from typing import Any
 
 import orjson
 
-from service.archive import load_archive
-from service.decoding import as_text
-from service.events import (
+from service.domain.events import (
     BotsAdded,
     MatchFinished,
     PlayerJoined,
@@ -33,11 +31,13 @@ from service.events import (
     TableCreated,
     decode_envelope,
 )
-from service.identities import Room
-from service.keys import Keys
+from service.domain.identities import Room
+from service.domain.tables.state import FINISHED, Seat, evolve
+from service.ops.archive import load_archive
 from service.ratings.model import MatchRecord, Rating, rate, record_of
 from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, RatingKeys, encode_rating, month, week
-from service.tables.state import FINISHED, Seat, evolve
+from service.store.decoding import as_text
+from service.store.keys import Keys
 
 _MOVE = b'{"type":"MovePlayed"'
 # A table's events but its moves (most of a stream), filtered where they are: KEYS: the events.
@@ -146,7 +146,7 @@ async def records(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> list[
         chunk = stream_keys[i:i + 200]
         pipe = redis.pipeline(transaction=False)
         for k in chunk:
-            # execute_command: a cluster pipeline refuses evalsha() (see service.store)
+            # execute_command: a cluster pipeline refuses evalsha() (see service.store.event_store)
             pipe.execute_command("EVALSHA", sha, 1, k)
         for k, raws in zip(chunk, await pipe.execute(), strict=True):
             rec = record_from_events(k.rsplit(":", 2)[-2], raws)

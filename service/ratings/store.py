@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from service.decoding import as_text
 from service.ratings.model import MatchRecord, Rating
+from service.store.decoding import as_text
 
 TAG = "{ratings}"
 WEEK_TTL_S, MONTH_TTL_S = 40 * 86400, 400 * 86400

@@ -1,6 +1,6 @@
 """What a tournament command does: its events, its messages and the tables to create.  Pure.
 
-Commands are :class:`~service.commands.TableCommand` s whose ``table`` is the tournament id:
+Commands are :class:`~service.domain.commands.TableCommand` s whose ``table`` is the tournament id:
 ``tournament`` (``args.action``: open, join, leave, start, cancel; from the chat or a button) and
 ``table_finished`` (the service's own: a table of the tournament finished, ``args.record`` its
 ratings record, whose seat ranks score it).  A refusal raises :class:`Refused` and changes nothing.
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from service import text
-from service.commands import TableCommand
-from service.events import Event
-from service.identities import Player
-from service.tables.decide import Refused
-from service.tokens import issue
+from service.domain.commands import TableCommand
+from service.domain.events import Event
+from service.domain.identities import Player
+from service.domain.tables.decide import Refused
+from service.domain.tokens import issue
+from service.protocol import text
 from service.tournaments import swiss
 from service.tournaments.events import (
     EntrantJoined,

@@ -17,7 +17,7 @@ already: acknowledged without acting).  After the append the tables of a new rou
 sending each its ``tournament_table`` command, whose id is derived from the table: if the director
 dies in between, the redelivered command is a duplicate, and the tables of the running round are
 sent again (those that exist recognise the copy).  A table that finishes reports back through
-:func:`report` (from :mod:`service.finishing`), with the id ``fin:<table>``: counted once.
+:func:`report` (from :mod:`service.write.finishing`), with the id ``fin:<table>``: counted once.
 """
 
 from __future__ import annotations
@@ -35,15 +35,16 @@ from typing import Any
 
 from redis.exceptions import RedisError, ResponseError
 
-from service import doorbell, logs
-from service.commands import TableCommand
-from service.decoding import as_text, as_text_or_none
-from service.events import encode
-from service.keys import Keys
+from service.domain.commands import TableCommand
+from service.domain.events import encode
+from service.domain.tables.decide import Refused
+from service.domain.tables.notify import wire_json
+from service.ops import logs
+from service.ops.settings import Settings
+from service.platform import doorbell
 from service.ratings.model import MatchRecord, to_json
-from service.settings import Settings
-from service.tables.decide import Refused
-from service.tables.notify import wire_json
+from service.store.decoding import as_text, as_text_or_none
+from service.store.keys import Keys
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
 from service.tournaments.events import TournamentOpened, decode
 from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
@@ -106,7 +107,7 @@ class Director:
         self.log = logs.get("tournaments").bind(director=self.name)
         # The tables' own compare-and-append (one definition of appending an aggregate's events).
         self._append = redis.register_script(
-            resources.files("service.lua").joinpath("append.lua").read_text())
+            resources.files("service.store.lua").joinpath("append.lua").read_text())
 
     def _keys(self, tid: str) -> list[str]:
         b = self.keys.bucket(tid)

@@ -1,4 +1,4 @@
-"""A tournament's events, in the same envelope as a table's (``service.events.encode``).
+"""A tournament's events, in the same envelope as a table's (``service.domain.events.encode``).
 
 Past tense, pydantic, never rewritten (a change bumps ``schema_version`` and adds an upcaster, as
 for tables).  The round's seed is in ``RoundStarted`` (the stream is the service's, like a table's):
@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from service.events import Event, Stored
-from service.identities import Player, Room
+from service.domain.events import Event, Stored
+from service.domain.identities import Player, Room
 
 
 class TournamentOpened(Event):

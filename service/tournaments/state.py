@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from service.events import Event
-from service.identities import Player, Room
+from service.domain.events import Event
+from service.domain.identities import Player, Room
 from service.tournaments import swiss
 from service.tournaments.events import (
     EntrantJoined,

@@ -35,7 +35,7 @@ import redis.asyncio as aioredis
 
 from adapters.webhook import signing
 from adapters.webhook.app import command_id
-from service.keys import Keys
+from service.store.keys import Keys
 from tests.faults import oom
 from tests.faults.chaos_report import ChaosReport, account, percentiles
 from tests.faults.platform import Receiver
@@ -52,7 +52,9 @@ BUCKETS, SHARDS = 16, 4
 def _env(url: str, **extra: str) -> dict[str, str]:
     return {**os.environ, "REDIS_URL": url, "CINQ_BUCKETS": str(BUCKETS), "CINQ_COMMAND_SHARDS": str(SHARDS),
             "CINQ_TOKEN_SECRETS": json.dumps([TOKEN_SECRET]), "CINQ_TURN_SECONDS": "0",
-            "CINQ_BOT_LEVEL": "easy", "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": "0", **extra}
+            "CINQ_BOT_LEVEL": "easy", "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": "0",
+            # the accounting reads every outbox entry after the run: retention keeps them for an hour
+            "CINQ_OUTBOX_KEEP_S": "3600", **extra}
 
 
 class Run:
@@ -77,13 +79,15 @@ class Run:
         self.t0 = time.monotonic()
         self.restart_window: tuple[float, float] | None = None
         self._wids = 0
+        self.opened: set[int] = set()  # tables whose /new was sent
+        self.left: set[tuple[int, str]] = set()  # (table, person) whose /leave was acknowledged
 
     def note(self, what: str) -> None:
         self.faults.append(f"{time.monotonic() - self.t0:.1f}s {what}")
 
     def _spawn(self, args: list[str], env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
         log = open(self.dir / f"{name}.log", "ab")  # noqa: SIM115 (the process owns it)
-        return subprocess.Popen([sys.executable, "-m", "service.cli", *args], env=env,
+        return subprocess.Popen([sys.executable, "-m", "service.ops.cli", *args], env=env,
                                 stdout=subprocess.DEVNULL, stderr=log)
 
     def spawn_worker(self) -> None:
@@ -168,6 +172,7 @@ class Run:
             return {"type": "message", **base, "text": text}
 
         wait = self.receiver.wait
+        self.opened.add(i)  # before the send: a cancelled send may still have opened the table
         await self.send(session, ev(a, "/new cinquillo"), deadline)
         if not await wait(f"chat:{chat}", lambda ms: ms, self.stall_s):
             return
@@ -196,8 +201,18 @@ class Run:
             acted.add((user, got["version"]))
             await self.send(session, ev(user, token=self.rng.choice(got["buttons"])["token"], kind="private"),
                             deadline)
-        for user in (a, b):
-            await self.send(session, ev(user, "/leave"), deadline)
+        await self.leave(session, i, deadline)
+
+    async def leave(self, session: aiohttp.ClientSession, i: int, deadline: float) -> None:
+        """Both people of table ``i`` leave it (those who have not yet): AI players finish the match,
+        or the lobby is cancelled."""
+        for user in (f"a{i}", f"b{i}"):
+            if (i, user) in self.left:
+                continue
+            payload = {"type": "message", "chat": {"id": f"g{i}", "kind": "group"},
+                       "user": {"id": user, "name": user, "locale": "en"}, "text": "/leave"}
+            if await self.send(session, payload, deadline):
+                self.left.add((i, user))
 
     # -- faults ------------------------------------------------------------------------------------------
 
@@ -261,6 +276,14 @@ async def run(*, tables: int = 100, workers: int = 2, seed: int = 12, human_move
             for d in drivers:
                 d.cancel()
             await asyncio.gather(*drivers, return_exceptions=True)
+            # A loaded machine cuts some scripts short at the deadline: their people leave now, so that
+            # every table that was opened must still come to an end (AI players finish it).
+            tail = time.monotonic() + quiesce_s
+
+            async def close(i: int) -> None:
+                async with gate:
+                    await r.leave(session, i, tail)
+            await asyncio.gather(*(close(i) for i in sorted(r.opened)))
         await faults
         report.quiesced = await _quiesce(r, side, quiesce_s)
         await account(report, side, r.keys, r.acked, r.receiver.first_at)

@@ -6,7 +6,7 @@
   once, or a table message (version > 0) written twice to the outbox;
 - *callbacks missing*: outbox messages the platform never received;
 - tables *unfinished* (their match never ended) and tables whose replay fails
-  (``service.tables.replay.verify``).
+  (``service.domain.tables.replay.verify``).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.events import decode
-from service.keys import Keys
-from service.store import EventStore
-from service.tables.replay import verify
-from service.tables.repository import history
+from service.domain.events import decode
+from service.domain.tables.replay import verify
+from service.store.event_store import EventStore
+from service.store.keys import Keys
+from service.store.repository import history
 
 # One decision makes at most one of each of these per command.
 _ONCE = frozenset({"TableCreated", "PlayerJoined", "MatchStarted", "MovePlayed", "BotsAdded", "PlayerLeft",

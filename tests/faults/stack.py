@@ -1,7 +1,7 @@
 """The service's public pieces wired in-process behind the fault proxy, as separate processes would be.
 
 The webhook adapter (``adapters.webhook.cli.WebhookAdapter``: ``make_app`` and one
-``service.delivery.Delivery``) and the workers (``service.worker.Worker``) each get their own
+``service.platform.delivery.Delivery``) and the workers (``service.write.worker.Worker``) each get their own
 redis-py client through the proxy, built as the service builds them (default retries), named with
 ``CLIENT SETNAME`` (``webhook``, ``worker``, ``gateway``) so that a rule can pick whose command it
 strikes.  ``direct`` is a client on the server itself, for the test's own reads.  The fake chat
@@ -21,9 +21,9 @@ import redis.asyncio as aioredis
 from adapters.webhook.app import command_id
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
-from service.events import decode
-from service.gateway import Gateway
-from service.worker import Worker
+from service.domain.events import decode
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 from tests.adapters.webhook.support import PLATFORM, SECRETS, Client, FakePlatform, fast_options, settings
 from tests.faults.proxy import Command, Proxy
 from tests.service.support import seeds

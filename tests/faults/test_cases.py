@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from service.events import MovePlayed, PlayerJoined, TableCreated
-from service.identities import Player, Room
+from service.domain.events import MovePlayed, PlayerJoined, TableCreated
+from service.domain.identities import Player, Room
 from tests.adapters.webhook.support import PLATFORM, event
 from tests.faults import oom
 from tests.faults.proxy import command, has_entries, xreadgroup

@@ -7,14 +7,14 @@ import json
 import re
 from typing import Any
 
-from service import bots
-from service.commands import TableCommand
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.outbox import Message
-from service.settings import Settings
-from service.tables.decide import Context
-from service.worker import Worker
+from service.domain.commands import TableCommand
+from service.domain.identities import Player, Room
+from service.domain.tables.decide import Context
+from service.ops.settings import Settings
+from service.platform.outbox import Message
+from service.write import bots
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 
 ANA = Player(platform="tg", user="1", name="Ana")
 BEA = Player(platform="tg", user="2", name="Bea")

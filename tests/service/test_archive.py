@@ -1,5 +1,5 @@
-"""``cinq trim`` and the retention (``service.archive``, ``service.retention``): a finished table leaves
-Redis entirely (every key of it, compared by SCAN, and ``used_memory`` back within 1 KB a table), what
+"""``cinq trim`` and the retention (``service.ops.archive``, ``service.ops.retention``): a finished table
+leaves Redis entirely (every key of it, compared by SCAN, and ``used_memory`` back within 1 KB a table), what
 outlives it stays, and the archive file replays and verifies (``cinq replay/verify --archive``)."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 import fakeredis
 import pytest
 
-from service import archive, operator, retention
-from service.cli import main
-from service.commands import TableCommand
-from service.identities import Room
-from service.platform_state import PlatformState
-from service.tables.repository import load
-from service.tables.state import CANCELLED, FINISHED
+from service.domain.commands import TableCommand
+from service.domain.identities import Room
+from service.domain.tables.state import CANCELLED, FINISHED
+from service.ops import archive, operator, retention
+from service.ops.cli import main
+from service.platform.platform_state import PlatformState
+from service.store.repository import load
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, play_with_bots
 
 DAY = 86_400
@@ -235,7 +235,7 @@ async def test_retention_archives_old_finished_tables_once_across_workers(any_re
 
 
 def test_the_retention_settings_come_from_the_environment(monkeypatch):
-    from service.settings import Settings
+    from service.ops.settings import Settings
 
     assert Settings().retain_finished_days == 30
     monkeypatch.setenv("CINQ_RETAIN_FINISHED_DAYS", "0")

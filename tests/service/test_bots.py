@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 import pytest
 
 import engine
-from service import bots
+from service.write import bots
 
 
 @pytest.mark.parametrize("game,options", [("cinquillo", {}), ("cinquillo", {"preset": "tradicional"}),

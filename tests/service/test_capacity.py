@@ -1,4 +1,4 @@
-"""``cinq stats`` (``service.capacity``): bytes of Redis per live and per finished table, measured with
+"""``cinq stats`` (``service.ops.capacity``): bytes of Redis per live and per finished table, measured with
 MEMORY USAGE on a real Redis (DUMP lengths, said so, on fakeredis), and the shared keys apart."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from service import capacity, operator
-from service.identities import Room
-from service.settings import Settings
+from service.domain.identities import Room
+from service.ops import capacity, operator
+from service.ops.settings import Settings
 from tests.service.support import ANA, BEA, GROUP, Harness, play_with_bots
 
 

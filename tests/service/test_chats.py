@@ -1,4 +1,4 @@
-"""Where each command may be sent (``service.chats``): one table, followed by the parser, the worker,
+"""Where each command may be sent (``service.domain.chats``): one table, followed by the parser, the worker,
 ``/help`` and the docs; a command sent where it is not for is refused and changes nothing."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from service import chats
-from service.i18n import msgids, translate
-from service.i18n.reasons import error_text
-from service.protocol import _COMMANDS, ProtocolError, parse_command
-from service.tables.decide import Refused, decide
-from service.tables.notify import refusal_messages
+from service.domain import chats
+from service.domain.tables.decide import Refused, decide
+from service.domain.tables.notify import refusal_messages
+from service.protocol.i18n import msgids, translate
+from service.protocol.i18n.reasons import error_text
+from service.protocol.parse import _COMMANDS, ProtocolError, parse_command
 from tests.service.support import ANA, BEA, GROUP, Harness, cmd, context, private
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "service.md"

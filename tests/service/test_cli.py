@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from adapters.terminal import play
-from service.cli import main
-from service.i18n import translate
+from service.ops.cli import main
+from service.protocol.i18n import translate
 
 
 @pytest.mark.parametrize("words", [["cinquillo"], ["535", "3"]])
@@ -46,7 +46,7 @@ async def test_bad_options_are_explained_and_exit_non_zero():
 def test_the_console_script_plays_auto_with_stdin_not_a_tty():
     env = {**os.environ, "LANG": "en_US.UTF-8"}
     env.pop("REDIS_URL", None)
-    proc = subprocess.run([sys.executable, "-m", "service.cli", "play", "535", "--auto"], env=env,
+    proc = subprocess.run([sys.executable, "-m", "service.ops.cli", "play", "535", "--auto"], env=env,
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "The match is over" in proc.stdout

@@ -16,17 +16,17 @@ import pytest
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.crc import key_slot
 
-from service.delivery import Delivery, DeliveryOptions
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.operator import list_tables, trim
-from service.outbox import Message, OutboxReader
-from service.runtime import connect
-from service.settings import Settings
-from service.tables.replay import verify
-from service.tables.repository import history, load
-from service.timers import fire_due
-from service.worker import Worker
+from service.domain.identities import Player, Room
+from service.domain.tables.replay import verify
+from service.ops.operator import list_tables, trim
+from service.ops.runtime import connect
+from service.ops.settings import Settings
+from service.platform.delivery import Delivery, DeliveryOptions
+from service.platform.outbox import Message, OutboxReader
+from service.store.repository import history, load
+from service.write.gateway import Gateway
+from service.write.timers import fire_due
+from service.write.worker import Worker
 from tests.service.support import SECRET
 
 SCRIPT_COMMANDS = ("EVAL", "EVALSHA")

@@ -11,11 +11,11 @@ import subprocess
 import sys
 import time
 
-from service.events import decode
-from service.gateway import Gateway
-from service.tables.replay import verify
-from service.tables.repository import history, load
-from service.worker import Worker
+from service.domain.events import decode
+from service.domain.tables.replay import verify
+from service.store.repository import history, load
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 from tests.service.support import Player, Room, settings
 
 TABLES = 24
@@ -26,7 +26,7 @@ def _spawn(url: str) -> subprocess.Popen:
            "CINQ_CLAIM_IDLE_MS": "400", "CINQ_LEASE_MS": "1000",
            "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "WARNING",
            "CINQ_TURN_SECONDS": "0", "CINQ_BATCH": "16", "CINQ_TIMER_INTERVAL": "0.2"}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "service.ops.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 

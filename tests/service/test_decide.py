@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import engine
-from service.events import (
+from service.domain.events import (
     BotsAdded,
     MatchFinished,
     MatchStarted,
@@ -17,9 +17,9 @@ from service.events import (
     TableCancelled,
     TableCreated,
 )
-from service.tables.decide import Refused, commitment, decide
-from service.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
-from service.tokens import issue
+from service.domain.tables.decide import Refused, commitment, decide
+from service.domain.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
+from service.domain.tokens import issue
 from tests.service.support import ANA, BEA, CAL, DAN, OTHER_GROUP, SECRET, cmd, context, private
 
 
@@ -114,6 +114,14 @@ def test_refusal_player_count_at_start():
 def test_leave_in_the_lobby_frees_the_seat():
     d = run(lobby(ANA, BEA), cmd("leave", actor=BEA))
     assert isinstance(d.events[0], PlayerLeft) and len(d.after.seats) == 1
+
+
+def test_the_last_person_leaving_the_lobby_closes_it():
+    # Only AI players left (or nobody): nobody could start it, and retention can free a closed table.
+    t = run(lobby(ANA), cmd("bots", n=2)).after
+    d = run(t, cmd("leave", actor=ANA))
+    assert [type(e) for e in d.events] == [PlayerLeft, TableCancelled]
+    assert d.events[1].reason == "empty" and d.after.status == CANCELLED
 
 
 def test_leave_in_a_match_hands_the_seat_to_an_ai_player():
@@ -248,7 +256,7 @@ def test_a_whole_match_ends_with_match_finished():
 
 
 def test_evolve_refuses_events_before_creation():
-    from service.tables.state import evolve
+    from service.domain.tables.state import evolve
 
     with pytest.raises(ValueError):
         evolve(None, TableCancelled(by=ANA))
@@ -286,7 +294,7 @@ def test_any_sequence_of_commands_keeps_the_table_consistent():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from service.tables.state import evolve
+    from service.domain.tables.state import evolve
 
     @settings(max_examples=60, deadline=None)
     @given(st.data())

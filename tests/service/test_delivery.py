@@ -1,5 +1,5 @@
-"""service/delivery.py: at least once, only this platform, order per chat across processes, takeover of
-a dead process's messages, retries, dead letters and replay.  Handlers here are plain recorders."""
+"""service/platform/delivery.py: at least once, only this platform, order per chat across processes, takeover
+of a dead process's messages, retries, dead letters and replay.  Handlers here are plain recorders."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from service import logs
-from service.delivery import (
+from service.domain.identities import Player, Room
+from service.ops import logs
+from service.ops.settings import Settings
+from service.platform.delivery import (
     Delivery,
     DeliveryOptions,
     Permanent,
@@ -20,10 +22,8 @@ from service.delivery import (
     backoff,
     recipient_key,
 )
-from service.identities import Player, Room
-from service.keys import Keys
-from service.outbox import Message, Recipient
-from service.settings import Settings
+from service.platform.outbox import Message, Recipient
+from service.store.keys import Keys
 
 SETTINGS = Settings(redis_url=None, buckets=16, command_shards=2)
 

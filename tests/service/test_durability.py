@@ -25,11 +25,11 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from service.gateway import Gateway
-from service.identities import Player, Room
-from service.tables.replay import verify
-from service.tables.repository import history, load
-from service.worker import Worker
+from service.domain.identities import Player, Room
+from service.domain.tables.replay import verify
+from service.store.repository import history, load
+from service.write.gateway import Gateway
+from service.write.worker import Worker
 from tests.service.support import SECRET, settings
 from tools.loopback import free_port
 
@@ -60,7 +60,7 @@ def _worker(url: str) -> subprocess.Popen:
            "CINQ_TURN_SECONDS": "0", "CINQ_BATCH": "16", "CINQ_TIMER_INTERVAL": "0.2",
            # The tokens the worker signs are opened by this test's gateway: the same secret.
            "CINQ_TOKEN_SECRETS": json.dumps([SECRET.decode()])}
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "service.ops.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -71,7 +71,7 @@ class Players:
         self.r, self.gw = r, gw
         self.positions = {gw.keys.outbox(b): "0-0" for b in range(BUCKETS)}
         self.people = {f"p{i}": Player(platform="dur", user=f"p{i}") for i in range(TABLES)}
-        # /play is for a private chat (service/chats.py): each person plays in their own.
+        # /play is for a private chat (service/domain/chats.py): each person plays in their own.
         self.rooms = {u: Room(platform="dur", chat=f"r{u}", kind="private") for u in self.people}
         self.turn: dict[str, tuple[int, str, str]] = {}  # table -> (version, user, token) to play
         self.sent: dict[str, tuple[int, float]] = {}  # table -> (version played, when)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import engine
-from service.events import MovePlayed, PlayerJoined, TableCreated, decode, encode
-from service.tables.decide import decide
-from service.tables.state import evolve, from_snapshot, to_snapshot
+from service.domain.events import MovePlayed, PlayerJoined, TableCreated, decode, encode
+from service.domain.tables.decide import decide
+from service.domain.tables.state import evolve, from_snapshot, to_snapshot
 from tests.service.support import ANA, GROUP, cmd, context, private
 
 
@@ -45,9 +45,9 @@ def test_a_table_snapshot_restores_an_equal_table():
 
 
 def test_the_messages_notify_writes_are_valid_outbox_messages():
-    from service.outbox import Message
-    from service.tables.decide import Refused
-    from service.tables.notify import messages_for, refusal_messages
+    from service.domain.tables.decide import Refused
+    from service.domain.tables.notify import messages_for, refusal_messages
+    from service.platform.outbox import Message
 
     c = cmd("play", room=private(ANA), game="535", options={}, players=2)
     d = decide(None, c, context())
@@ -59,8 +59,8 @@ def test_the_messages_notify_writes_are_valid_outbox_messages():
 
 
 def test_a_fold_from_a_cached_table_does_not_change_the_cached_table():
-    from service.events import MovePlayed as Moved
-    from service.tables.repository import fold
+    from service.domain.events import MovePlayed as Moved
+    from service.store.repository import fold
 
     t = decide(None, cmd("play", room=private(ANA), game="cinquillo", options={}, players=2), context()).after
     before = engine.snapshot(t.engine)
@@ -74,8 +74,8 @@ def test_a_fold_from_a_cached_table_does_not_change_the_cached_table():
 def test_the_fast_encodings_equal_pydantics():
     # events.encode writes the flat events' __dict__, notify the rooms' and players' __dict__:
     # both must be what model_dump gives.
-    from service.events import _FLAT, MatchStarted
-    from service.tables.notify import _plain
+    from service.domain.events import _FLAT, MatchStarted
+    from service.domain.tables.notify import _plain
 
     for ev in (MovePlayed(seat=2, move="play 7 7", cause="timeout"),
                MatchStarted(seed="s", commitment="c", players=3)):

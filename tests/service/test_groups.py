@@ -1,4 +1,4 @@
-"""service/groups.py: the consumer-group layer the worker and the deliveries share — re-reading a
+"""service/store/groups.py: the consumer-group layer the worker and the deliveries share — re-reading a
 consumer's own pending entries (a read whose reply was lost), claiming, dead letters, and retention
 (an entry leaves a stream only once every group on it has acknowledged it)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.groups import Group, Pause
+from service.store.groups import Group, Pause
 
 
 async def _fill(redis: Any, n: int, stream: str = "s") -> list[str]:

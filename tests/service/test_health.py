@@ -9,9 +9,9 @@ import json
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from service import logs
-from service.health import PROBE_TTL_MS, make_app, write_probe
-from service.metrics import Metrics
+from service.ops import logs
+from service.ops.health import PROBE_TTL_MS, make_app, write_probe
+from service.ops.metrics import Metrics
 from tests.service.support import ANA, Harness
 
 

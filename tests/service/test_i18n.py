@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from service.i18n import SUPPORTED, domains, msgids, pick_locale, placeholders, plurals, translate
-from service.i18n.reasons import error_text, illegal_text
-from service.protocol import ProtocolError, parse_command
+from service.protocol.i18n import SUPPORTED, domains, msgids, pick_locale, placeholders, plurals, translate
+from service.protocol.i18n.reasons import error_text, illegal_text
+from service.protocol.parse import ProtocolError, parse_command
 
 ROOT = Path(__file__).resolve().parents[2]
 _LITERAL_USE = re.compile(r"""\b(?:translate|_t)\(\s*[^,()"']+,\s*["']([A-Za-z0-9_.]+)["']""")
@@ -75,7 +75,7 @@ def test_every_literal_msgid_used_in_code_exists() -> None:
 
 
 def test_every_protocol_error_code_raised_has_a_message() -> None:
-    source = (ROOT / "service" / "protocol.py").read_text(encoding="utf-8")
+    source = (ROOT / "service" / "protocol" / "parse.py").read_text(encoding="utf-8")
     raised = set(re.findall(r'ProtocolError\("(\w+)"', source))
     assert raised == set(PROTOCOL_CODES)
     for code in raised:
@@ -161,7 +161,7 @@ def test_illegal_text_with_the_engine_params(locale: str) -> None:
 # --- plural forms (gettext's msgid_plural / msgstr[n], picked with ngettext) -----------------------
 
 def _catalogue_files() -> list[Path]:
-    return sorted((ROOT / "service" / "i18n" / "locales").glob("*/LC_MESSAGES/*.po"))
+    return sorted((ROOT / "service" / "protocol" / "i18n" / "locales").glob("*/LC_MESSAGES/*.po"))
 
 
 @pytest.mark.parametrize("path", _catalogue_files(), ids=lambda p: f"{p.parts[-3]}/{p.name}")
@@ -176,7 +176,8 @@ def test_plural_entries_are_the_same_in_both_languages_and_name_their_count(doma
     es, en = plurals(domain, "es"), plurals(domain, "en")
     assert es == en
     for loc in SUPPORTED:
-        with (ROOT / "service" / "i18n" / "locales" / loc / "LC_MESSAGES" / f"{domain}.po").open("rb") as f:
+        catalogue = ROOT / "service" / "protocol" / "i18n" / "locales" / loc / "LC_MESSAGES" / f"{domain}.po"
+        with catalogue.open("rb") as f:
             forms = {m.id[0]: m.string for m in read_po(f) if isinstance(m.id, tuple)}
         assert forms.keys() == en.keys()
         for msgid, (_plural_id, count) in en.items():
@@ -208,7 +209,7 @@ def test_bots_added_agrees_with_its_count(locale: str, n: int, expected: str) ->
 
 
 def test_deferred_text_picks_the_form_when_the_message_is_read() -> None:
-    from service import text
+    from service.protocol import text
     item = text.t("table.bots_added", n=1, level=text.t("level.easy"))
     assert text.render(item, "es") == "Se sienta 1 jugador IA (nivel fácil)."
     assert text.render(item, "en") == "1 AI player sits down (level easy)."

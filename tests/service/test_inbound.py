@@ -1,9 +1,10 @@
-"""service/inbound.py: first answers by request id, and the token bucket per sender, in one script."""
+"""service/platform/inbound.py: first answers by request id, and the token bucket per sender, in one
+script."""
 
 from __future__ import annotations
 
-from service.inbound import Admission, Answer
-from service.keys import Keys
+from service.platform.inbound import Admission, Answer
+from service.store.keys import Keys
 
 KEYS = Keys(16, 2, "")
 A = Answer("d1", 202, {"status": "accepted", "command_id": "x"})

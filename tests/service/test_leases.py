@@ -1,4 +1,4 @@
-"""Command shards leased to live workers (service.leases): affinity, fair shares, takeover of a dead
+"""Command shards leased to live workers (service.store.leases): affinity, fair shares, takeover of a dead
 worker's shards.  On fakeredis and on a real Redis."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from service.leases import Leases
-from service.tables.repository import load
-from service.worker import Worker
+from service.store.leases import Leases
+from service.store.repository import load
+from service.write.worker import Worker
 from tests.service.support import ANA, BEA, Harness, Player, Room, seeds
 
 
@@ -64,7 +64,9 @@ async def _wait_for(pred, timeout: float = 15.0) -> None:
 
 
 async def test_running_workers_split_the_shards_and_every_table_stays_with_one_worker(any_redis):
-    h = Harness(any_redis, workers=2, command_shards=4, lease_ms=300, buckets=16)
+    # (leases long enough that a loaded machine renews them in time: a lapsed lease moves a shard,
+    # and then a conflict is the expected, safe outcome, not what this test is about)
+    h = Harness(any_redis, workers=2, command_shards=4, lease_ms=3000, buckets=16)
     for w in h.workers:
         w.timers = False
     tasks = [asyncio.create_task(w.run()) for w in h.workers]

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 import engine
-from service.i18n import translate
-from service.i18n.render import card_name
-from service.tables.replay import verify
-from service.tables.repository import history
-from service.tables.state import Table, evolve
+from service.domain.tables.replay import verify
+from service.domain.tables.state import Table, evolve
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import card_name
+from service.store.repository import history
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens
 
 PEOPLE = [ANA, BEA, CAL]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from service.events import OptionsChanged, PlayerKicked, decode, encode
-from service.i18n import translate
-from service.identities import Room
-from service.protocol import ProtocolError, parse_command
-from service.tables.decide import Refused, decide
-from service.tables.state import FINISHED, LOBBY, RUNNING, from_snapshot, to_snapshot
+from service.domain.events import OptionsChanged, PlayerKicked, decode, encode
+from service.domain.identities import Room
+from service.domain.tables.decide import Refused, decide
+from service.domain.tables.state import FINISHED, LOBBY, RUNNING, from_snapshot, to_snapshot
+from service.protocol.i18n import translate
+from service.protocol.parse import ProtocolError, parse_command
 from tests.service.support import (
     ANA,
     BEA,
@@ -332,7 +332,7 @@ async def test_refusal_replies_carry_their_code(h):
 
 
 async def test_reindex_leaves_out_a_player_kicked_from_a_match(h, any_redis):
-    from service.reindex import reindex
+    from service.write.reindex import reindex
 
     table = await _lobby(h, ANA, BEA, CAL)
     await h.send(ANA, "/start")

@@ -1,4 +1,4 @@
-"""Operator commands (``service.operator``): tables, inspect, dead-letters, trim — on fakeredis and on a
+"""Operator commands (``service.ops.operator``): tables, inspect, dead-letters, trim — on fakeredis and on a
 real Redis, refusals included; and the ``cinq`` wiring (exit codes, messages)."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import pytest
 import redis.asyncio as aioredis
 
 import engine
-from service import operator
-from service.cli import main
-from service.commands import TableCommand
-from service.identities import Room
-from service.keys import Keys
-from service.tables.repository import load
-from service.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
+from service.domain.commands import TableCommand
+from service.domain.identities import Room
+from service.domain.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
+from service.ops import operator
+from service.ops.cli import main
+from service.store.keys import Keys
+from service.store.repository import load
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens, play_with_bots
 
 FINISHED_ROOM = Room(platform="tg", chat="-200", kind="group")

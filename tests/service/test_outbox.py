@@ -1,11 +1,11 @@
-"""service/outbox.py: a message is put into words by one renderer, in one language at a time."""
+"""service/platform/outbox.py: a message is put into words by one renderer, in one language at a time."""
 
 from __future__ import annotations
 
-from service import text
-from service.i18n.render import move_text
-from service.identities import Room
-from service.outbox import Action, Message, Recipient
+from service.domain.identities import Room
+from service.platform.outbox import Action, Message, Recipient
+from service.protocol import text
+from service.protocol.i18n.render import move_text
 
 
 def _lobby(locale: str) -> Message:

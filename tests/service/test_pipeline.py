@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from service.i18n import translate
-from service.tables.replay import verify
-from service.tables.repository import history
+from service.domain.tables.replay import verify
+from service.protocol.i18n import translate
+from service.store.repository import history
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, OTHER_GROUP, Harness, card_tokens, private, to
 
 
@@ -305,7 +305,7 @@ async def test_in_a_private_chat_a_person_at_one_table_means_that_table(h):
 
 
 async def test_the_derived_indexes_are_rebuilt_from_the_streams(h, any_redis):
-    from service.reindex import reindex
+    from service.write.reindex import reindex
 
     t1 = await lobby(h, ANA, BEA)
     await h.send(CAL, "/play 535 2", room=private(CAL))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.protocol import MAX_LENGTH, Command, ProtocolError, parse_command
+from service.protocol.parse import MAX_LENGTH, Command, ProtocolError, parse_command
 
 
 def refused(text: str, **kwargs: str) -> ProtocolError:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from openskill.models import PlackettLuce
 
-from service.identities import Player, Room
+from service.domain.identities import Player, Room
+from service.domain.tables.state import FINISHED, Seat, Table
 from service.ratings.model import (
     BOT_RATINGS,
     MatchRecord,
@@ -19,7 +20,6 @@ from service.ratings.model import (
     seat_ranks,
     to_json,
 )
-from service.tables.state import FINISHED, Seat, Table
 
 LIB = PlackettLuce()
 
@@ -117,7 +117,7 @@ def test_shown_rating_and_trend():
 
 
 def test_the_rebuilds_seat_fold_agrees_with_the_tables_own_fold():
-    from service.events import (
+    from service.domain.events import (
         BotsAdded,
         MatchFinished,
         MatchStarted,
@@ -130,7 +130,7 @@ def test_the_rebuilds_seat_fold_agrees_with_the_tables_own_fold():
         encode,
     )
     from service.ratings.rebuild import record_from_events
-    from service.tables.repository import fold
+    from service.store.repository import fold
 
     p = [Player(platform="tg", user=str(i), name=f"P{i}") for i in range(5)]
     group, other = Room(platform="tg", chat="-1", kind="group"), Room(platform="web", chat="g", kind="group")

@@ -11,14 +11,14 @@ from typing import Any
 import orjson
 import pytest
 
-from service.archive import trim
-from service.events import MatchFinished
-from service.i18n import translate
-from service.identities import Player
+from service.domain.events import MatchFinished
+from service.domain.identities import Player
+from service.ops.archive import trim
+from service.protocol.i18n import translate
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.ratings.store import RatingStore
-from service.worker import Worker
+from service.write.worker import Worker
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, OTHER_GROUP, Harness, private, seeds, to
 
 PEOPLE = [ANA, BEA, CAL, DAN]

@@ -19,13 +19,13 @@ import engine
 from engine.cinquillo.state import FIVE_OROS, replace_hands
 from engine.five35 import determinize
 from engine.five35.deck import RANKS
-from service.i18n import translate
-from service.identities import Room
-from service.outbox import Message
-from service.tables.decide import Refused, decide
-from service.tables.notify import messages_for, refusal_messages
-from service.tables.secrecy import PUBLIC_ILLEGAL, is_private
-from service.tables.state import RUNNING, Table
+from service.domain.identities import Room
+from service.domain.tables.decide import Refused, decide
+from service.domain.tables.notify import messages_for, refusal_messages
+from service.domain.tables.secrecy import PUBLIC_ILLEGAL, is_private
+from service.domain.tables.state import RUNNING, Table
+from service.platform.outbox import Message
+from service.protocol.i18n import translate
 from tests.service.support import ANA, BEA, CAL, GROUP, cmd, context, private
 
 PEOPLE = (ANA, BEA, CAL)
@@ -143,7 +143,7 @@ def test_cannot_pass_goes_to_the_mover_alone_and_the_group_gets_a_neutral_line(l
     to_room = [m for m in msgs if m.to.room is not None]
     assert [m.to.player for m in to_mover] == [mover]
     playable = engine.legal_moves(t.engine)
-    from service.i18n.render import card_name
+    from service.protocol.i18n.render import card_name
     assert all(card_name(c, locale) in to_mover[0].text for c in playable)
     assert [m.text for m in to_room] == [translate(locale, "refusal.move_refused_private", name=mover.name)]
     assert all(card_name(c, locale) not in to_room[0].text for c in playable)

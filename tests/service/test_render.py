@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import engine
-from service.i18n import SUPPORTED
-from service.i18n.render import card_name, join, move_text, player_name, render_view
+from service.protocol.i18n import SUPPORTED
+from service.protocol.i18n.render import card_name, join, move_text, player_name, render_view
 
 _LEAK = re.compile(r"\{\w*\}|\b(?:view|card|move|game|join)\.[a-z_]+")
 

@@ -21,7 +21,7 @@ def _serve(extra: dict[str, str]) -> subprocess.Popen:
     for k in ("REDIS_URL", "CINQ_TELEGRAM_TOKEN", "CINQ_WEBHOOK_PLATFORMS"):
         env.pop(k, None)
     env.update(extra)
-    return subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], env=env,
+    return subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -44,7 +44,7 @@ def test_sigterm_stops_serve_on_a_real_redis(real_redis_url):
     try:
         # Running for sure: the worker has created its consumer group (the signal handlers were
         # installed before).  Start-up takes seconds on a loaded machine (the adapters' imports).
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
                 if client.xinfo_groups(f"{prefix}cmd:{{c0}}"):

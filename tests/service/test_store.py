@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from service.keys import Keys
-from service.store import CONFLICT, DUPLICATE, OK, Append, EventStore
+from service.store.event_store import CONFLICT, DUPLICATE, OK, Append, EventStore
+from service.store.keys import Keys
 
 KEYS = Keys(buckets=16, shards=2)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.tokens import MAX_BYTES, Claims, TokenError, issue, open_token
+from service.domain.tokens import MAX_BYTES, Claims, TokenError, issue, open_token
 
 KEY = b"k" * 32
 OLD = b"o" * 32

@@ -10,17 +10,17 @@ from typing import Any
 
 import pytest
 
-from service.commands import TableCommand
-from service.i18n import translate
-from service.identities import Player
+from service.domain.commands import TableCommand
+from service.domain.identities import Player
+from service.protocol.i18n import translate
 from service.ratings.projector import Projector
 from service.ratings.store import RatingStore
-from service.tables.repository import history
-from service.timers import fire_due
+from service.store.repository import history
 from service.tournaments import swiss
 from service.tournaments.director import Director, commands_key
 from service.tournaments.state import FINISHED
-from service.worker import Worker
+from service.write.timers import fire_due
+from service.write.worker import Worker
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, Harness, card_tokens, private, seeds, to
 from tests.service.test_matches import _states, check_no_leaks
 from tests.service.test_ratings_service import Dies, DiesAfterFinishing

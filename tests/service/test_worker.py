@@ -9,11 +9,11 @@ import json
 import pytest
 
 import engine
-from service.commands import TableCommand
-from service.events import decode
-from service.tables.repository import load
-from service.timers import fire_due
-from service.worker import Worker
+from service.domain.commands import TableCommand
+from service.domain.events import decode
+from service.store.repository import load
+from service.write.timers import fire_due
+from service.write.worker import Worker
 from tests.service.support import ANA, BEA, GROUP, Harness, Player, private, seeds, to
 
 
@@ -195,7 +195,7 @@ async def test_snapshots_are_written_every_n_events_and_used_to_load(any_redis, 
     loaded = await h.worker.store.load(table)
     assert loaded.snapshot is not None and len(loaded.events) < n
     fresh = await load(h.worker.store, table)
-    from service.tables.repository import fold
+    from service.store.repository import fold
 
     full = fold(table, None, await h.events(table))
     assert fresh.version == full.version and fresh.result == full.result

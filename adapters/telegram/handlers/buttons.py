@@ -25,11 +25,11 @@ from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.render import MAIN, PLATFORM, Content, Edit, settings_content
 from adapters.telegram.sender import Sender
-from service.gateway import Gateway
-from service.i18n import translate
-from service.identities import Player, Room
-from service.platform_state import PlatformState
-from service.tokens import TokenError, open_token
+from service.domain.identities import Player, Room
+from service.domain.tokens import TokenError, open_token
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
+from service.write.gateway import Gateway
 
 # One press per turn is remembered this long (a turn never waits that long for a press).
 PRESS_TTL_S = 24 * 3600

@@ -14,11 +14,11 @@ from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.render import PLATFORM, Content, Post, games_content
 from adapters.telegram.sender import Sender
-from service.gateway import Gateway
-from service.i18n import translate
-from service.identities import Room
-from service.platform_state import PlatformState
-from service.protocol import ProtocolError, parse_command
+from service.domain.identities import Room
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
+from service.protocol.parse import ProtocolError, parse_command
+from service.write.gateway import Gateway
 
 
 def _command_id(message: Message) -> str:
@@ -65,7 +65,7 @@ async def stats_handler(message: Message, gateway: Gateway, platform_state: Plat
                         sender: Sender, room: Room) -> None:
     """``/stats`` in a group: the group's finished matches and each person's wins under their latest
     name (counted in Redis by user id as each match ended,
-    :meth:`~service.platform_state.PlatformState.record_group_match`), then the sender's own (the
+    :meth:`~service.platform.platform_state.PlatformState.record_group_match`), then the sender's own (the
     service's)."""
     assert message.from_user is not None
     language = await _language(message, platform_state, room)

@@ -10,8 +10,8 @@ from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, User
 
 from adapters.telegram.render import PLATFORM
-from service.identities import Player, Room
-from service.platform_state import PlatformState
+from service.domain.identities import Player, Room
+from service.platform.platform_state import PlatformState
 
 # The commands the table's creator, or a group's admin, may send (the service checks which it is).
 MODERATED = frozenset({"start", "bots", "kick", "set", "cancel"})
@@ -33,7 +33,7 @@ class RoomOf(BaseMiddleware):
     """Gives every message and button handler a ``room``: the service's room for the update's chat.
 
     A group upgraded to a supergroup has a new chat id; the service goes on knowing the room by the
-    old one (:meth:`service.platform_state.PlatformState.room_chat`), so that the table it shows, its
+    old one (:meth:`service.platform.platform_state.PlatformState.room_chat`), so that the table it shows, its
     language and its counters carry on.  ``room`` is None for a button on a message Telegram no longer
     gives (too old).
     """

@@ -10,10 +10,10 @@ from adapters.telegram.consumer import resend_slot
 from adapters.telegram.handlers.people import player_of
 from adapters.telegram.render import Post, games_content
 from adapters.telegram.sender import Sender
-from service.gateway import Gateway
-from service.i18n import translate
-from service.identities import Room
-from service.platform_state import PlatformState
+from service.domain.identities import Room
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
+from service.write.gateway import Gateway
 
 
 def _command_id(message: Message) -> str:

@@ -30,9 +30,9 @@ from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Up
 from adapters.telegram.app import TelegramBot, build
 from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.config import Limits, TelegramSettings
-from service.delivery import DeliveryOptions
-from service.settings import Settings
-from service.worker import Worker
+from service.ops.settings import Settings
+from service.platform.delivery import DeliveryOptions
+from service.write.worker import Worker
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown
 
 TOKEN = "4242:TEST"
@@ -323,7 +323,7 @@ async def play_out(world: World, players: list[User], rng: random.Random, max_pr
 def final_hands(stored: list[Any]) -> list[list[str]]:
     """Every seat's hand at the end of a table, from its events."""
     import engine
-    from service.tables.state import evolve
+    from service.domain.tables.state import evolve
 
     t = None
     for s in stored:

@@ -9,10 +9,10 @@ import re
 import pytest
 
 from adapters.telegram.callbacks import TOKEN_RE
-from service.i18n import translate
-from service.i18n.render import card_name
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.identities import Room
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import card_name
+from service.store.repository import history
 from tests.adapters.telegram.fake_api import Call
 from tests.adapters.telegram.support import GROUP_ID, World, final_hands, person, play_out
 

@@ -9,11 +9,11 @@ import re
 import pytest
 
 import engine
-from service.i18n import translate
-from service.i18n.render import card_name
-from service.identities import Room
-from service.tables.repository import history
-from service.tables.state import Table, evolve
+from service.domain.identities import Room
+from service.domain.tables.state import Table, evolve
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import card_name
+from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 ANA = person(31, "Ana", "es")

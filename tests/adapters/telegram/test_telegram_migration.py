@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from service.i18n import translate
-from service.identities import Room
+from service.domain.identities import Room
+from service.protocol.i18n import translate
 from tests.adapters.telegram.support import GROUP_ID, World, person, play_out
 
 ANA = person(61, "Ana", "en")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from service.i18n import translate
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.identities import Room
+from service.protocol.i18n import translate
+from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 ANA = person(31, "Ana", "en")

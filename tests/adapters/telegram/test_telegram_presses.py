@@ -4,10 +4,10 @@ settings keyboard's edits go through the chat's queue: merged, and never to iden
 
 from __future__ import annotations
 
-from service.events import MovePlayed
-from service.i18n import translate
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.events import MovePlayed
+from service.domain.identities import Room
+from service.protocol.i18n import translate
+from service.store.repository import history
 from tests.adapters.telegram.support import FAST, GROUP_ID, World, person
 
 ANA = person(71, "Ana", "en")

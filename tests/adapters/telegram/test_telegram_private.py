@@ -9,10 +9,10 @@ import random
 import pytest
 
 from adapters.telegram.callbacks import Cfg
-from service.events import MovePlayed
-from service.i18n import translate
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.events import MovePlayed
+from service.domain.identities import Room
+from service.protocol.i18n import translate
+from service.store.repository import history
 from tests.adapters.telegram.support import World, person, play_out
 
 ANA = person(11, "Ana", "es")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import engine
 from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
 from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route, settings_content
-from service.identities import Player, Room
-from service.outbox import Action, Message, Recipient
+from service.domain.identities import Player, Room
+from service.platform.outbox import Action, Message, Recipient
 
 GROUP = Room(platform="telegram", chat="-5", kind="group")
 ANA = Player(platform="telegram", user="9", name="Ana")

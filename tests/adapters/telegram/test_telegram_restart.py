@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from service.events import MovePlayed
-from service.identities import Room
-from service.tables.repository import history
+from service.domain.events import MovePlayed
+from service.domain.identities import Room
+from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person, play_out
 
 ANA = person(31, "Ana", "es")

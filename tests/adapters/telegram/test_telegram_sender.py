@@ -16,7 +16,7 @@ from adapters.telegram.config import Limits
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show
 from adapters.telegram.sender import Sender
-from service.platform_state import PlatformState
+from service.platform.platform_state import PlatformState
 from tests.adapters.telegram.fake_api import FakeTelegram
 from tests.adapters.telegram.support import TOKEN
 

@@ -22,10 +22,10 @@ import aiohttp
 import pytest
 import redis.asyncio as aioredis
 
-from service.identities import Player, Room
-from service.keys import Keys
-from service.outbox import Message, Recipient
-from service.platform_state import PlatformState
+from service.domain.identities import Player, Room
+from service.platform.outbox import Message, Recipient
+from service.platform.platform_state import PlatformState
+from service.store.keys import Keys
 from tests.adapters.telegram.fake_api import FakeTelegram
 from tests.adapters.telegram.support import TOKEN, WEBHOOK_SECRET
 from tools.loopback import free_port, refuses_connections
@@ -104,7 +104,7 @@ class Role:
                 except aiohttp.ClientConnectionError:
                     return False
 
-            await self.until(ready, "the Telegram role did not get ready", timeout=60)
+            await self.until(ready, "the Telegram role did not get ready", timeout=180)
         if self.mode == "webhook":
             assert self.fake.webhook_set
         else:

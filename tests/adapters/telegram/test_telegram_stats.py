@@ -9,10 +9,10 @@ import asyncio
 
 import engine
 from adapters.telegram.render import PLATFORM
-from service.i18n import translate
-from service.identities import Player, Room
-from service.outbox import Message, Recipient
-from service.platform_state import PlatformState
+from service.domain.identities import Player, Room
+from service.platform.outbox import Message, Recipient
+from service.platform.platform_state import PlatformState
+from service.protocol.i18n import translate
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 BEA = person(91, "Bea", "en")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from service import logs
+from service.ops import logs
 
 
 class _CurrentStderr:

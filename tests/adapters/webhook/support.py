@@ -17,11 +17,11 @@ from aiohttp import web
 from adapters.webhook import signing
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
-from service.delivery import DeliveryOptions
-from service.keys import Keys
-from service.outbox import Message
-from service.settings import Settings
-from service.worker import Worker
+from service.ops.settings import Settings
+from service.platform.delivery import DeliveryOptions
+from service.platform.outbox import Message
+from service.store.keys import Keys
+from service.write.worker import Worker
 from tests.service.support import SECRET, seeds
 
 PLATFORM = "acme"

@@ -30,7 +30,7 @@ async def h(fake_redis):
 
 
 def _room() -> Any:
-    from service.identities import Room
+    from service.domain.identities import Room
 
     return Room(platform=PLATFORM, chat="g1", kind="group")
 
@@ -195,7 +195,7 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
 
     from adapters.webhook.app import make_app
     from adapters.webhook.config import Platform, WebhookSettings
-    from service.gateway import Gateway
+    from service.write.gateway import Gateway
     from tests.adapters.webhook.support import SECRETS, Client, settings
 
     nowhere = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)

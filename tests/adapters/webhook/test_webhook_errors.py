@@ -12,7 +12,7 @@ import logging
 
 import pytest
 
-from service import logs
+from service.ops import logs
 from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
 
 EVENTS = f"/v1/platforms/{PLATFORM}/events".encode()

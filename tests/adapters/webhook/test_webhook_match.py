@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from service.identities import Player, Room
-from service.outbox import Action, Message, Recipient
-from service.tables.replay import verify
-from service.tables.repository import history
+from service.domain.identities import Player, Room
+from service.domain.tables.replay import verify
+from service.platform.outbox import Action, Message, Recipient
+from service.store.repository import history
 from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event, eventually
 from tests.service.test_matches import _states, check_no_leaks
 

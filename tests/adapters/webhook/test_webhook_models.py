@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from adapters.webhook.models import OutboundMessage
-from service.identities import Player, Room
-from service.outbox import Action, Message, Recipient
+from service.domain.identities import Player, Room
+from service.platform.outbox import Action, Message, Recipient
 
 
 def test_a_refusal_carries_its_code_and_a_turn_message_its_deadline_to_the_platform() -> None:

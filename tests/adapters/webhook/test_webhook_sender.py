@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from adapters.webhook.sender import retry_after
-from service.delivery import Delivery
+from service.platform.delivery import Delivery
 from tests.adapters.webhook.support import (
     PLATFORM,
     WRONG_SECRET,
@@ -194,11 +194,11 @@ def test_the_command_line_lists_and_replays_dead_letters(env, capsys):
     """``cinq webhook dead-letters``: the service's command line hands it to the adapter."""
     import redis as sync_redis
 
-    from service.cli import main as cinq
-    from service.delivery import DeliveryKeys
-    from service.identities import Room
-    from service.keys import Keys
-    from service.outbox import Message, Recipient
+    from service.domain.identities import Room
+    from service.ops.cli import main as cinq
+    from service.platform.delivery import DeliveryKeys
+    from service.platform.outbox import Message, Recipient
+    from service.store.keys import Keys
 
     r = sync_redis.Redis.from_url(env)
     r.flushdb()

@@ -15,9 +15,9 @@ import aiohttp
 import redis.asyncio as aioredis
 from aiohttp import web
 
-from service.identities import Room
-from service.keys import Keys
-from service.outbox import Message, Recipient
+from service.domain.identities import Room
+from service.platform.outbox import Message, Recipient
+from service.store.keys import Keys
 from tests.adapters.webhook.support import PLATFORM, SECRETS, FakePlatform
 from tools.loopback import free_port, refuses_connections
 

@@ -1,0 +1,200 @@
+"""The web table's HTTP server (aiohttp): the page, a small JSON API and each viewer's live feed.
+
+Who may open what is decided here from credentials only, and what they see by the service
+(:mod:`service.platform.watch`): a viewer holds a *link token* (``k``,
+:mod:`service.domain.weblinks`) bound to (platform, user, table), or to a table alone for a
+spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  A missing,
+forged or expired credential gets 401, a move by a spectator or with another table's action token
+403, and nothing is shown either way.
+
+- ``GET /`` the page; ``/static/*`` its script, style and deck;
+- ``GET /api/i18n?lang=`` the page's texts and every card's spoken name, from the catalogues;
+- ``GET /api/state?k=`` what the viewer is shown now;
+- ``GET /api/events?k=`` Server-Sent Events: ``state`` first, then every ``message`` with the outbox
+  entry id as its SSE id (``Last-Event-ID`` on a reconnect resumes after it);
+- ``POST /api/move?k=`` ``{"token", "id"}``: an action token from the viewer's own hand message;
+- ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+from aiohttp_sse import sse_response
+
+from adapters.web.config import WebSettings
+from adapters.web.initdata import InitDataError, check_init_data
+from adapters.web.payload import catalogue, page_message
+from service.domain.identities import Player, Room
+from service.domain.tokens import TokenError, open_token
+from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
+from service.platform.watch import Watch
+from service.protocol.i18n import pick_locale, translate
+from service.write.gateway import Gateway
+
+STATIC = Path(__file__).with_name("static")
+_TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                     "Cache-Control": "no-store"}
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking at which table: a person, or a spectator (``person`` None)."""
+
+    table: str
+    person: Player | None
+    locale: str
+
+
+def refusal(status: int, code: str, locale: str) -> web.HTTPException:
+    """A refusal as problem JSON, its ``detail`` in the viewer's language."""
+    cls = {400: web.HTTPBadRequest, 401: web.HTTPUnauthorized, 403: web.HTTPForbidden,
+           404: web.HTTPNotFound}[status]
+    body = {"type": f"urn:cinq:problem:{code}", "status": status, "title": code,
+            "detail": translate(locale, f"web.refused.{code}")}
+    return cls(text=json.dumps(body), content_type="application/problem+json", headers=_SECURITY_HEADERS)
+
+
+def _lang(request: web.Request) -> str:
+    lang = request.query.get("lang")
+    if lang in ("es", "en"):
+        return lang
+    return pick_locale((request.headers.get("Accept-Language") or "").split(",")[0])
+
+
+def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
+             clock: Callable[[], float] = time.time) -> web.Application:
+    """The adapter's application over a gateway (moves in) and a watch (what each viewer sees)."""
+    secrets = gateway.secrets
+
+    async def viewer(request: web.Request) -> Viewer:
+        k = request.query.get("k") or ""
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Link "):
+            k = auth[5:]
+        lang = _lang(request)
+        try:
+            claims: LinkClaims = open_link(secrets, k, clock())
+        except LinkError as e:
+            raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
+        if claims.spectator:
+            return Viewer(claims.table, None, lang)
+        assert claims.platform is not None and claims.user is not None
+        person = Player(platform=claims.platform, user=claims.user)
+        locale = request.query.get("lang") or await gateway.locale_of(person)
+        return Viewer(claims.table, person, locale if locale in ("es", "en") else "en")
+
+    async def index(_: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def i18n(request: web.Request) -> web.Response:
+        return web.json_response(catalogue(_lang(request)), headers={"Cache-Control": "max-age=3600"})
+
+    async def session(request: web.Request) -> web.Response:
+        lang = _lang(request)
+        try:
+            body = await request.json()
+            raw = str(body.get("init_data") or "")
+            table = body.get("table")
+        except (ValueError, AttributeError):
+            raise refusal(400, "bad_request", lang) from None
+        if not ws.bot_token:
+            raise refusal(401, "unauthorized", lang)
+        try:
+            data = check_init_data(raw, ws.bot_token, clock(), ws.init_data_max_age_s)
+        except InitDataError as e:
+            raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
+        table = table or data.start_param
+        if not isinstance(table, str) or not _TABLE_RE.match(table):
+            raise refusal(400, "bad_request", lang)
+        k = issue_link(secrets[0], table=table, platform="telegram", user=data.user_id,
+                       expires=clock() + ws.session_ttl_s)
+        return web.json_response({"k": k, "table": table, "locale": pick_locale(data.language_code)},
+                                 headers=_SECURITY_HEADERS)
+
+    async def state(request: web.Request) -> web.Response:
+        v = await viewer(request)
+        msgs = await watch.now(v.table, v.person, v.locale)
+        if msgs is None:
+            raise refusal(404, "not_found", v.locale)
+        return web.json_response({"table": v.table, "spectator": v.person is None, "locale": v.locale,
+                                  "position": await watch.last_id(v.table),
+                                  "messages": [page_message(m, v.person, v.locale) for m in msgs]},
+                                 headers=_SECURITY_HEADERS)
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        v = await viewer(request)
+        after = request.headers.get("Last-Event-ID") or request.query.get("after") or ""
+        if not re.fullmatch(r"\d{1,20}-\d{1,20}", after):
+            after = ""
+        position = after or await watch.last_id(v.table)
+        msgs = await watch.now(v.table, v.person, v.locale)
+        if msgs is None:
+            raise refusal(404, "not_found", v.locale)
+        async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
+            first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
+                     "messages": [page_message(m, v.person, v.locale) for m in msgs]}
+            # The state is what was shown at outbox entry ``position``: its id, so that a page that
+            # reconnects before any message came resumes from there (and misses nothing).
+            await resp.send(json.dumps(first), event="state", id=position)
+            async for mid, msg in watch.follow(v.table, v.person, position):
+                await resp.send(json.dumps(page_message(msg.rendered(v.locale), v.person, v.locale)),
+                                event="message", id=mid)
+        return resp
+
+    async def move(request: web.Request) -> web.Response:
+        v = await viewer(request)
+        if v.person is None:
+            raise refusal(403, "forbidden", v.locale)
+        try:
+            body = await request.json()
+            token, cid = str(body["token"]), str(body.get("id") or "")
+        except (ValueError, KeyError, TypeError):
+            raise refusal(400, "bad_request", v.locale) from None
+        try:
+            claims = open_token(secrets, token)
+        except TokenError:
+            raise refusal(403, "forbidden", v.locale) from None
+        if claims.table != v.table or (cid and not _ID_RE.match(cid)):
+            raise refusal(403 if claims.table != v.table else 400,
+                          "forbidden" if claims.table != v.table else "bad_request", v.locale)
+        person = v.person
+        # The person's private chat: where the service answers a refused move (with them named in
+        # it, so their page gets the answer too).
+        room = Room(platform=person.platform, chat=person.user, kind="private")
+        command = await gateway.submit(user=person, room=room, token=token,
+                                       command_id=f"web-{cid}" if cid else None)
+        return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)
+
+    async def replay(request: web.Request) -> web.Response:
+        lang = _lang(request)
+        table = request.match_info["table"]
+        if not _TABLE_RE.match(table):
+            raise refusal(404, "not_found", lang)
+        found = await watch.replay(table)
+        if found is None:
+            raise refusal(404, "not_finished", lang)
+        return web.json_response(found, headers={"Cache-Control": "max-age=60"})
+
+    app = web.Application(client_max_size=16 * 1024)
+    app.router.add_get("/", index)
+    app.router.add_get("/t", index)
+    app.router.add_get("/replay/{table}", index)
+    app.router.add_get("/api/i18n", i18n)
+    app.router.add_post("/api/session", session)
+    app.router.add_get("/api/state", state)
+    app.router.add_get("/api/events", events)
+    app.router.add_post("/api/move", move)
+    app.router.add_get("/api/replay/{table}", replay)
+    app.router.add_static("/static", STATIC, append_version=False)
+    return app
+
+

@@ -1,0 +1,152 @@
+"""Running the web table: under ``cinq serve``, alone (``cinq web``), or for one person on the
+embedded store (``cinq play --web``: the terminal's match, drawn in the browser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+import webbrowser
+from typing import Any
+
+from aiohttp import web
+
+from adapters.web.app import make_app
+from adapters.web.config import WebSettings
+from service.domain.identities import Player, Room
+from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
+from service.ops import logs
+from service.ops.runtime import build, connect
+from service.ops.settings import Settings
+from service.platform.watch import Watch
+from service.protocol.i18n import pick_locale
+from service.write.gateway import Gateway
+
+
+class WebAdapter:
+    """The page's HTTP server and its watch over the outbox, started and stopped together."""
+
+    def __init__(self, redis: Any, settings: Settings, ws: WebSettings, *, clock: Any = time.time,
+                 block_ms: int = 1000) -> None:
+        self.redis, self.settings, self.ws = redis, settings, ws
+        self.gateway = Gateway(redis, settings, clock=clock)
+        self.watch = Watch(redis, settings, block_ms=block_ms)
+        self.app = make_app(self.gateway, self.watch, ws, clock=clock)
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    @property
+    def base_url(self) -> str:
+        """Where this server answers (the public URL when set, else its own address)."""
+        return self.ws.public_url or f"http://{self.ws.host}:{self.port}"
+
+    async def start(self, host: str | None = None, port: int | None = None) -> None:
+        """Serve (``port`` 0: any free port, then see :attr:`port`)."""
+        # SSE streams never end by themselves: a short shutdown timeout, so stopping is prompt.
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host or self.ws.host, self.ws.port if port is None else port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def link(self, table: str, person: Player | None = None, ttl_s: float = LINK_TTL_S) -> str:
+        """A page address for ``person`` (None: a spectator) at ``table``."""
+        k = issue_link(self.gateway.secrets[0], table=table, expires=time.time() + ttl_s,
+                       platform=person.platform if person else None, user=person.user if person else None)
+        return table_url(self.base_url, k)
+
+    async def close(self) -> None:
+        """Stop serving, and the watch."""
+        await self.watch.close()
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+
+
+async def serve(rt: Any) -> None:
+    """Run the page on a service runtime (``cinq serve``) until cancelled; without
+    ``CINQ_WEB_PUBLIC_URL`` there is nothing to serve, and it returns at once."""
+    ws = WebSettings()
+    if not ws.public_url:
+        logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
+        return
+    adapter = WebAdapter(rt.redis, rt.settings, ws)
+    await adapter.start()
+    logs.get("web").info("listening", host=ws.host, port=adapter.port, public_url=ws.public_url)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await adapter.close()
+
+
+async def play(words: list[str], lang: str | None = None, port: int = 0, open_browser: bool = True,
+               out: Any = None) -> int:
+    """``cinq play --web``: a match against AI players on the embedded store, in the browser."""
+    import fakeredis
+
+    out = out or sys.stdout
+    locale = lang if lang in ("es", "en") else pick_locale(os.environ.get("LANG", "").split(".")[0])
+    settings = Settings(redis_url=None, buckets=8, turn_seconds=0)
+    rt = build(settings, redis=fakeredis.FakeAsyncRedis())
+    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200)
+    me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
+    room = Room(platform="terminal", chat="tty", kind="private")
+    worker = asyncio.create_task(rt.worker.run())
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, done.set)
+    try:
+        await adapter.start(port=port)
+        # The language through the service, as a person would say it (no Redis write here).
+        await rt.gateway.submit(f"/lang {locale}", user=me, room=room, command_id="web-play-lang")
+        cid = await rt.gateway.submit("/play " + " ".join(words or ["cinquillo"]), user=me, room=room,
+                                      language_code=locale, command_id="web-play-1")
+        url = adapter.link(rt.gateway.table_for(cid), me)
+        print(url, file=out, flush=True)
+        if open_browser:
+            with contextlib.suppress(Exception):
+                webbrowser.open(url)
+        await done.wait()
+    finally:
+        await adapter.close()
+        rt.worker.stop.set()
+        await worker
+    return 0
+
+
+async def _run_alone(settings: Settings, ws: WebSettings) -> int:
+    redis, _ = connect(settings)
+    adapter = WebAdapter(redis, settings, ws)
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, done.set)
+    await adapter.start()
+    logs.get("web").info("listening", host=ws.host, port=adapter.port, public_url=ws.public_url)
+    await done.wait()
+    await adapter.close()
+    return 0
+
+
+def run(argv: list[str] | None = None) -> int:
+    """``cinq web`` (the page alone) or ``cinq web play [words] [--lang] [--port] [--no-browser]``."""
+    p = argparse.ArgumentParser(prog="cinq web", description="The web table.")
+    sub = p.add_subparsers(dest="command")
+    pl = sub.add_parser("play", help="a match against AI players in the browser (embedded store)")
+    pl.add_argument("words", nargs="*")
+    pl.add_argument("--lang", default=None)
+    pl.add_argument("--port", type=int, default=0)
+    pl.add_argument("--no-browser", action="store_true")
+    args = p.parse_args(argv)
+    if args.command == "play":
+        logs.configure("WARNING")
+        return asyncio.run(play(args.words, args.lang, args.port, not args.no_browser))
+    settings = Settings()
+    logs.configure(settings.log_level)
+    return asyncio.run(_run_alone(settings, WebSettings()))

@@ -1,0 +1,109 @@
+"""The web table, measured in a real browser (Debian's chromium, Playwright) on loopback: the time
+from a click to the updated table in the same browser and in another person's, the page's weight and
+its first paint.  Run: ``.venv/bin/python bench/web.py [--moves N]`` (prints figures, asserts none).
+
+Two people share a group table with one AI player, each in a browser context of their own; every
+click of one is timed until their own page shows the new version, and until the other's does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from playwright.async_api import async_playwright
+
+from service.domain.identities import Player, Room
+from service.domain.weblinks import issue_link, table_url
+from tests.adapters.web.support import CHROMIUM, Stack
+
+GROUP = Room(platform="terminal", chat="group-1", kind="group")
+PEOPLE = [Player(platform="terminal", user="ana", name="Ana"),
+          Player(platform="terminal", user="bea", name="Bea")]
+VERSION = "window.cinq.room ? window.cinq.room.version : -1"
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
+
+
+async def main(moves: int) -> None:
+    async with Stack() as s, async_playwright() as pw:
+        gw = s.rt.gateway
+        await gw.submit("/new cinquillo", user=PEOPLE[0], room=GROUP, command_id="bench-new")
+        table = gw.table_for("bench-new")
+        await s.until(lambda t: t is not None, table)
+        await gw.submit("/join", user=PEOPLE[1], room=GROUP)
+        await gw.submit("/bots 1 easy", user=PEOPLE[0], room=GROUP)
+        await asyncio.sleep(0.3)
+        await gw.submit("/start", user=PEOPLE[0], room=GROUP)
+        await s.until(lambda t: t.status == "running", table)
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        pages = []
+        weight = paint = 0.0
+        for i, who in enumerate(PEOPLE):
+            ctx = await browser.new_context()
+            page = await ctx.new_page()
+            sizes: list[int] = []
+
+            async def sized(r, sizes=sizes):
+                if "/api/events" not in r.url:
+                    with contextlib.suppress(Exception):
+                        sizes.append(len(await r.body()))
+
+            page.on("response", lambda r, f=sized: asyncio.ensure_future(f(r)))
+            k = issue_link(b"web-test", table=table, expires=time.time() + 3600, platform=who.platform,
+                           user=who.user)
+            await page.goto(table_url(s.url, k))
+            await page.wait_for_selector("#seats .seat")
+            await page.wait_for_timeout(300)
+            if i == 0:
+                weight = sum(sizes)
+                paint = await page.evaluate(
+                    "(performance.getEntriesByName('first-contentful-paint')[0]"
+                    " || {startTime: -1}).startTime")
+            pages.append(page)
+        own: list[float] = []
+        other: list[float] = []
+        while len(own) < moves:
+            t = await s.table(table)
+            if t.status != "running":
+                break
+            seat = t.to_move()
+            who = next((i for i, p in enumerate(PEOPLE) if t.seat_of(p) == seat), None)
+            if who is None:
+                await asyncio.sleep(0.02)
+                continue
+            me, them = pages[who], pages[1 - who]
+            legal = me.locator("#hand button.legal, #moves button.move")
+            try:
+                await legal.first.wait_for(timeout=5000)
+            except Exception:
+                continue
+            v = await me.evaluate(VERSION)
+            t0 = time.perf_counter()
+            await legal.first.click()
+            await me.wait_for_function(f"({VERSION}) > {v}")
+            own.append((time.perf_counter() - t0) * 1000)
+            await them.wait_for_function(f"({VERSION}) > {v}")
+            other.append((time.perf_counter() - t0) * 1000)
+        await browser.close()
+    print(f"web table, {len(own)} clicks on loopback (fakeredis, worker in-process, chromium headless)")
+    for name, xs in (("own table updated:    ", own), ("other's table updated:", other)):
+        print(f"  click -> {name} p50 {statistics.median(xs):6.1f} ms   p99 {pct(xs, 99):6.1f} ms")
+    print(f"  page weight (html, css, js, texts, state): {weight / 1024:.1f} KB (goal < 150 KB)")
+    print(f"  first contentful paint: {paint:.0f} ms (goal < 1000 ms)")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--moves", type=int, default=40)
+    asyncio.run(main(ap.parse_args().moves))

@@ -1,0 +1,186 @@
+"""The events of a table: versioned pydantic models, stored as JSON envelopes in the table's stream.
+
+An envelope is ``{"type": "MovePlayed", "v": 1, "at": <unix s>, "cmd": <command id>, "data": {...}}``.
+Events are facts, named in the past tense, and are never rewritten: when a model changes, its schema
+version goes up and an *upcaster* turns the old ``data`` into the new shape when it is read, so an event
+written years ago still loads (see ``UPCASTERS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict
+
+from service.domain.identities import Player, Room
+
+
+class Event(BaseModel):
+    """Base of every event.  ``version`` is the schema version of the model, not the table's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    schema_version: ClassVar[int] = 1
+
+
+class TableCreated(Event):
+    """A table was created in a lobby (``/new``, or ``/play`` which also seats and starts)."""
+
+    game: str
+    options: dict[str, Any]
+    max_seats: int
+    creator: Player
+    room: Room
+    locale: str
+    turn_seconds: float
+    # A tournament's table (service.tournaments): it posts in no room, since every table of its round
+    # plays the same deal and its public moves would show the other tables' hidden cards (G-1).
+    tournament: str | None = None
+
+
+class RoomAttached(Event):
+    """Another room now shows the table."""
+
+    room: Room
+
+
+class PlayerJoined(Event):
+    """A person took a seat in the lobby.  v2: ``player`` became a model and ``locale`` was added."""
+
+    schema_version: ClassVar[int] = 2
+    seat: int
+    player: Player
+    locale: str
+
+
+class PlayerLeft(Event):
+    """A person left their seat in the lobby (later seats move up one)."""
+
+    seat: int
+    player: Player
+
+
+class BotsAdded(Event):
+    """AI players took seats in the lobby."""
+
+    seats: list[int]
+    level: str
+
+
+class MatchStarted(Event):
+    """The match began.  ``seed`` decides the deals; it never leaves the service before the end."""
+
+    seed: str
+    commitment: str
+    players: int
+
+
+class MovePlayed(Event):
+    """A seat made a move; ``cause`` says who chose it (the player, an AI seat, or the turn timer)."""
+
+    seat: int
+    move: str
+    cause: Literal["player", "bot", "timeout"]
+
+
+class SeatTakenByBot(Event):
+    """An AI player took over a seat of a running match (its player left, or let the timer run out)."""
+
+    seat: int
+    level: str
+    reason: Literal["left", "timeouts"]
+    player: Player | None = None
+
+
+class MatchFinished(Event):
+    """The match is over; ``result`` is the engine's."""
+
+    result: dict[str, Any]
+
+
+class TableCancelled(Event):
+    """The creator (or a moderator of its room) cancelled the table (``reason`` "cancel"), or its last
+    person left the lobby ("empty")."""
+
+    by: Player
+    reason: str = "cancel"
+
+
+class PlayerKicked(Event):
+    """The creator (or a moderator) took a seat from its occupant: in the lobby the seat is freed
+    (later seats move up one, ``level`` is None); in a match an AI player of ``level`` takes it."""
+
+    seat: int
+    player: Player | None = None
+    by: Player
+    level: str | None = None
+
+
+class OptionsChanged(Event):
+    """The creator (or a moderator) changed the options of an open lobby (the whole new set)."""
+
+    options: dict[str, Any]
+    max_seats: int
+    turn_seconds: float
+    by: Player
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (TableCreated, RoomAttached, PlayerJoined, PlayerLeft, BotsAdded, MatchStarted,
+                MovePlayed, SeatTakenByBot, MatchFinished, TableCancelled, PlayerKicked, OptionsChanged)
+}
+
+
+def _player_joined_v1(data: dict[str, Any]) -> dict[str, Any]:
+    # v1 (first release) kept the player flat and had no locale: the lobby then spoke Spanish only.
+    return {"seat": data["seat"],
+            "player": {"platform": data["platform"], "user": data["user"], "name": data.get("name", "")},
+            "locale": "es"}
+
+
+# (type, from version) -> a function from that version's data to the next version's.
+UPCASTERS: dict[tuple[str, int], Callable[[dict[str, Any]], dict[str, Any]]] = {
+    ("PlayerJoined", 1): _player_joined_v1,
+}
+
+
+class Stored(BaseModel):
+    """An event as read back from a stream, with its envelope."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    event: Event
+    at: float
+    cmd: str
+
+
+# Events whose fields are all plain JSON values (ints, strings): their ``model_dump(mode="json")`` is
+# their ``__dict__``, written without pydantic's serializer (MovePlayed: one per move).
+_FLAT: frozenset[type[Event]] = frozenset({MovePlayed, MatchStarted})
+
+
+def encode(event: Event, *, at: float, cmd: str) -> str:
+    """The JSON envelope of an event, at its model's current schema version."""
+    data = event.__dict__ if type(event) in _FLAT else event.model_dump(mode="json")
+    env = {"type": type(event).__name__, "v": event.schema_version, "at": at, "cmd": cmd, "data": data}
+    try:
+        return orjson.dumps(env).decode()
+    except TypeError:  # a key that is not a string (the option is slower, so only when needed)
+        return orjson.dumps(env, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def decode(raw: str | bytes) -> Stored:
+    """Read an envelope back, upcasting old schema versions to the current model."""
+    return decode_envelope(orjson.loads(raw))
+
+
+def decode_envelope(env: dict[str, Any]) -> Stored:
+    """:func:`decode` of an envelope already parsed from its JSON."""
+    cls = EVENT_TYPES[env["type"]]
+    version, data = env.get("v", 1), env["data"]
+    while version < cls.schema_version:
+        data = UPCASTERS[(env["type"], version)](data)
+        version += 1
+    return Stored(event=cls.model_validate(data), at=env.get("at", 0.0), cmd=env.get("cmd", ""))

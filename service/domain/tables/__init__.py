@@ -1,0 +1,3 @@
+"""The table aggregate, pure: state and ``evolve`` (state.py), ``decide`` (decide.py), what a refusal may
+show (secrecy.py), the messages that events cause (notify.py), and replays (replay.py).  Loading and
+saving go through the store (``service.store.repository``)."""

@@ -1,0 +1,313 @@
+"""The outbox messages a decision causes: who is told what.  Pure.
+
+Rooms get the public view (``engine.view(state, None)``); a seated person gets their private view
+(``engine.view(state, seat)``) and, when it is their turn, one signed action per legal move.  Nothing
+else about the engine state reaches a message (G-1): the texts are drawn from those views.  The seed
+appears only in the message that announces the end of the match.
+
+Texts are written as deferred items (:mod:`service.protocol.text`) and put into words in the recipient's
+language when the message is read, which keeps formatting off the worker's hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+import engine
+from service.domain import chats
+from service.domain.commands import TableCommand
+from service.domain.events import (
+    BotsAdded,
+    Event,
+    MatchFinished,
+    MatchStarted,
+    MovePlayed,
+    OptionsChanged,
+    PlayerJoined,
+    PlayerKicked,
+    PlayerLeft,
+    RoomAttached,
+    SeatTakenByBot,
+    TableCancelled,
+    TableCreated,
+)
+from service.domain.identities import Player, Room
+from service.domain.tables.decide import Decision, Refused
+from service.domain.tables.secrecy import is_private
+from service.domain.tables.state import FINISHED, RUNNING, Table
+from service.domain.tokens import issue_many
+from service.protocol import text
+
+
+def _person(p: Player) -> str:
+    return p.name or p.user
+
+
+def seat_name(t: Table, seat: int) -> text.Item:
+    """How a seat is called in messages: the person's name, or "AI n"."""
+    s = t.seats[seat]
+    if s.human and s.player is not None:
+        return _person(s.player)
+    return text.t("table.bot_name", n=seat + 1)
+
+
+def names(t: Table) -> list[text.Item]:
+    """The names of every seat, for drawing a view."""
+    return [seat_name(t, i) for i in range(len(t.seats))]
+
+
+def lobby_view(t: Table) -> dict[str, Any]:
+    """The public view of a table with no match running (no cards in it)."""
+    return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
+            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats]}
+
+
+def _line(after: Table, event: Event) -> text.Item | None:
+    """The one-line announcement of an event in a room (None: not announced)."""
+    if type(event) is MovePlayed:  # most events: tested first
+        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
+                      move=text.move(after.game, event.move))
+    if isinstance(event, TableCreated):
+        game = text.t(f"game.{event.game}")
+        return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
+    if isinstance(event, RoomAttached):
+        return text.t("table.room_attached", table=after.id)
+    if isinstance(event, PlayerJoined):
+        return text.t("table.joined", name=_person(event.player), seat=event.seat + 1, seats=after.max_seats)
+    if isinstance(event, PlayerLeft):
+        return text.t("table.left", name=_person(event.player))
+    if isinstance(event, BotsAdded):
+        return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
+    if isinstance(event, MatchStarted):
+        return text.t("table.started", players=event.players, commitment=event.commitment)
+    if isinstance(event, SeatTakenByBot):
+        name = _person(event.player) if event.player else str(event.seat + 1)
+        return text.t(f"table.bot_took_seat_{event.reason}", name=name)
+    if isinstance(event, MatchFinished):
+        winners = [seat_name(after, w) for w in event.result.get("winners", [])]
+        return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
+                      commitment=after.commitment or "")
+    if isinstance(event, TableCancelled):
+        if event.reason == "empty":
+            return text.t("table.closed_empty")
+        return text.t("table.cancelled", name=_person(event.by))
+    if isinstance(event, PlayerKicked):
+        kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
+        if event.player is not None:
+            kicked = _person(event.player)
+        key = "table.kicked" if event.level is None else "table.kicked_bot"
+        return text.t(key, name=kicked, by=_person(event.by))
+    if isinstance(event, OptionsChanged):
+        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                 for k, v in sorted(event.options.items())]
+        return text.t("table.options_changed", options=" ".join(words) or "-", seats=event.max_seats,
+                      turn=int(event.turn_seconds) if event.turn_seconds == int(event.turn_seconds)
+                      else event.turn_seconds)
+    return None
+
+
+def turn_deadline(t: Table) -> float | None:
+    """When the person to move runs out of time (unix seconds), or None (no timer, an AI's turn)."""
+    return _deadline(t, t.to_move())
+
+
+def _deadline(t: Table, mover: int | None) -> float | None:
+    if t.status != RUNNING or t.turn_seconds <= 0 or mover is None or not t.seats[mover].human:
+        return None
+    return t.turn_since + t.turn_seconds
+
+
+Wire = dict[str, Any]
+"""A message as the plain dict written to the outbox: the JSON form of :class:`Message`.
+
+Built as a dict, not as a model, because this runs for every message of every command; readers
+validate it as a :class:`Message`."""
+
+
+def wire_json(message: Wire) -> bytes:
+    """The JSON of a message for the outbox.  orjson refuses a dict key that is not a string unless
+    told to accept them, an option that makes every dump ~40% slower: it is used only when needed
+    (the text is the same either way)."""
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _plain(m: Room | Player) -> Wire:
+    # ``model_dump()`` of these flat models (str fields only), without pydantic's serializer: a
+    # pydantic v2 model keeps its field values in ``__dict__`` (tests/service/test_events.py checks
+    # that both agree).
+    return m.__dict__.copy()
+
+
+def _to(room: Room | None = None, player: Player | None = None) -> Wire:
+    return {"room": _plain(room) if room else None, "player": _plain(player) if player else None}
+
+
+class _Out:
+    """Collects messages with ids derived from the command id (so a retry writes the same ids)."""
+
+    def __init__(self, cmd: TableCommand, table: str | None, version: int, game: str | None) -> None:
+        self.cmd, self.table, self.version, self.game = cmd, table, version, game
+        self.messages: list[Wire] = []
+        self.deadline: float | None = None  # the turn's deadline, for every message (see Message)
+        self.code: str | None = None  # a refusal's code, for its reply
+
+    def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
+            view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
+            seats: list[Wire | None] | None = None) -> None:
+        message: Wire = {
+            "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
+            "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
+            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code}
+        if seats is not None:  # only the end of a match carries them (Message.seats)
+            message["seats"] = seats
+        self.messages.append(message)
+
+
+def seat_people(t: Table) -> list[Wire | None]:
+    """Who sits in each seat, for the end of a match: the person (platform, user id, name), or None
+    for a seat an AI player plays (one that took a person's seat over too, as the winners' names
+    say "AI n" for it).  Identities and names are public, unlike cards (G-1)."""
+    return [_plain(s.player) if s.human and s.player is not None else None for s in t.seats]
+
+
+def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
+                  view: dict[str, Any] | None = None, seat_names: list[text.Item] | None = None,
+                  mover: int | None = -1) -> None:
+    """The private message of one seat: its view and, on its turn, its legal moves as actions.
+
+    ``view`` (the seat's own), ``seat_names`` and ``mover`` may be given when the caller has them."""
+    player = t.seats[seat].player
+    assert player is not None
+    if view is None:
+        view = engine.view(t.engine, seat)
+    if mover == -1:
+        mover = t.to_move()
+    actions: list[Wire] = []
+    lines: list[text.Item] = [text.view(names(t) if seat_names is None else seat_names)]
+    if t.status == RUNNING and mover == seat:
+        moves = view.get("legal_moves") or engine.legal_moves(t.engine)
+        tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
+        actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
+        lines.append(text.t("table.your_turn"))
+    out.add(_to(player=player), locale, "hand", lines, view, actions)
+
+
+def _locale_of(t: Table, seat: int, cmd: TableCommand) -> str:
+    s = t.seats[seat]
+    return cmd.locale if cmd.actor is not None and cmd.actor.same(s.player) else s.locale
+
+
+def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
+    """The messages an accepted command causes (possibly none: a stale tick)."""
+    t = d.after
+    if t is None:
+        return []
+    running = t.status == RUNNING
+    mover = t.to_move()  # None unless running
+    out = _Out(cmd, t.id, t.version, t.game)
+    out.deadline = _deadline(t, mover)
+    # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
+    # deep link (/start <table>: a join) of a seated player), the person to move after a change, and
+    # a person who just moved (their hand without the card played, and no actions left to press).
+    kinds = {type(e) for e in d.events}
+    hands: list[int] = []
+    if running:
+        started = MatchStarted in kinds
+        asking = cmd.actor if cmd.name in ("hand", "join") else None
+        moved = {e.seat for e in d.events if type(e) is MovePlayed}
+        for seat_no, seat in enumerate(t.seats):
+            if not seat.human:
+                continue
+            # A tournament's table posts in no room: each person sees every change in their hand.
+            changed = seat_no == mover or seat_no in moved or t.tournament is not None
+            if started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
+                hands.append(seat_no)
+    # The room's view and the hands' views in one go: what they share is computed once.
+    public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
+    views = engine.views(t.engine, [None, *hands] if public else hands) if public or hands else []
+    seat_names = names(t) if running else None
+    if d.events:
+        over = MatchFinished in kinds
+        lines = [line for e in d.events if (line := _line(t, e)) is not None]
+        if public:
+            view = views[0]
+            if seat_names is not None:  # i.e. running
+                lines.append(text.view(seat_names))
+        else:
+            view = lobby_view(t)
+        seats = seat_people(t) if over else None
+        for room in t.rooms:
+            out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view, seats=seats)
+    for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
+        _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover)
+    if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
+        # A seated player opened the table's link before the match began: tell them so.
+        out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
+    if t.tournament is not None and MatchFinished in kinds:
+        # No seed here: other tables of the round may still play this deal; the round's end shows it.
+        winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
+        for seat in t.seats:
+            if seat.human and seat.player is not None:
+                out.add(_to(player=seat.player), seat.locale, "reply",
+                        [text.t("tournament.table_over", winners=winners)])
+    for e in d.events:
+        # The person whose turn the timer played is told so in private, and when they lose the seat.
+        if isinstance(e, MovePlayed) and e.cause == "timeout":
+            player = t.seats[e.seat].player
+            if player is not None:
+                out.add(_to(player=player), _locale_of(t, e.seat, cmd), "reply",
+                        [text.t("table.you_timed_out", move=text.move(t.game, e.move))])
+        if isinstance(e, SeatTakenByBot) and e.reason == "timeouts" and e.player is not None:
+            out.add(_to(player=e.player), t.seats[e.seat].locale, "reply",
+                    [text.t("table.you_were_replaced")])
+    return out.messages
+
+
+def reply_to(cmd: TableCommand) -> Wire:
+    """Where a reply to a command goes: the chat it came from, else the person who sent it."""
+    if cmd.room is not None:
+        to = _to(room=cmd.room)
+        if cmd.room.kind == "private" and cmd.actor is not None:
+            # The person in that chat: their replies keep their order with their hand (Recipient).
+            to["person"] = _plain(cmd.actor)
+        return to
+    return _to(player=cmd.actor)
+
+
+def refusal_line(refused: Refused, game: str | None = None) -> text.Item:
+    """The text of a refusal; an illegal move is explained with the engine's reason (G-2)."""
+    if refused.code == "illegal":
+        return text.illegal(game, refused.illegal or "illegal", refused.params)
+    if refused.code == "wrong_chat" and refused.params.get("command") in chats.restricted():
+        return text.t(f"wrong_chat.{refused.params['command']}")  # says where it belongs
+    return text.t(f"refusal.{refused.code}", **refused.params)
+
+
+def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -> list[Wire]:
+    """The reply a refused command gets (its stream stays untouched).  A refusal that may say
+    something about the sender's hand (:func:`secrecy.is_private`) sent in a group goes to the sender
+    alone, where their hand goes, and the group is told only that the move was refused (G-1)."""
+    game = table.game if table else None
+    out = _Out(cmd, table.id if table else cmd.table, table.version if table else 0, game)
+    out.code = refused.code
+    line = refusal_line(refused, game)
+    if cmd.room is not None and cmd.room.kind == "group" and cmd.actor is not None and is_private(refused):
+        out.add(_to(player=cmd.actor), cmd.locale, "reply", [line])
+        out.add(_to(room=cmd.room), cmd.locale, "reply",
+                [text.t("refusal.move_refused_private", name=_person(cmd.actor))])
+    else:
+        out.add(reply_to(cmd), cmd.locale, "reply", [line])
+    return out.messages
+
+
+def replay_messages(cmd: TableCommand, t: Table, lines: Sequence[text.Item]) -> list[Wire]:
+    """The replay of a finished table, sent to whoever asked."""
+    out = _Out(cmd, t.id, t.version, t.game)
+    out.add(reply_to(cmd), cmd.locale, "replay", list(lines), engine.view(t.engine, None))
+    return out.messages

@@ -1,0 +1,66 @@
+"""Automatic retention of finished tables: what ``cinq trim`` does, every so often, in the worker role.
+
+With ``CINQ_RETAIN_FINISHED_DAYS`` = N (default 30; 0 turns it off) the tables finished or cancelled
+more than N days ago are archived to ``CINQ_ARCHIVE_DIR`` (one file per UTC day,
+``cinq-archive-YYYY-MM-DD.jsonl``, the format of :mod:`service.ops.archive`) and every key of theirs is
+removed.  :func:`retain_loop` runs :func:`retain_once` every ``CINQ_RETAIN_INTERVAL_S``; several
+workers share one run per interval through a lock key ``wrk:{workers}:retain`` (SET NX with a TTL),
+so a table is archived by one of them.  A run costs a SCAN of the tables, like ``cinq tables``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from service.ops import logs
+from service.ops.archive import trim
+from service.ops.settings import Settings
+from service.store.keys import Keys
+
+
+def archive_path(settings: Settings, now: float) -> str:
+    """The archive file of the UTC day ``now`` falls in, under ``settings.archive_dir``."""
+    return os.path.join(settings.archive_dir, time.strftime("cinq-archive-%Y-%m-%d.jsonl", time.gmtime(now)))
+
+
+async def retain_once(redis: Any, keys: Keys, settings: Settings, now: float) -> int:
+    """Archive and remove the tables finished more than ``retain_finished_days`` before ``now``.
+
+    Returns how many tables were removed (0 when retention is off).
+    """
+    days = settings.retain_finished_days
+    if not days:
+        return 0
+    return len(await trim(redis, keys, days, archive_path(settings, now), now=now))
+
+
+def lock_key(keys: Keys) -> str:
+    """The key that lets one worker of all run retention in an interval."""
+    return f"{keys.prefix}wrk:{{workers}}:retain"
+
+
+async def retain_loop(redis: Any, keys: Keys, settings: Settings, stop: asyncio.Event,
+                      clock: Callable[[], float] = time.time) -> None:
+    """Run :func:`retain_once` every ``retain_interval_s`` until ``stop`` is set (one worker per
+    interval: the others find the lock taken).  A Redis or file error is logged and retried next time."""
+    log = logs.get("retention")
+    if not settings.retain_finished_days:
+        return
+    while not stop.is_set():
+        try:
+            ttl_ms = int(settings.retain_interval_s * 1000)
+            if await redis.set(lock_key(keys), "1", nx=True, px=ttl_ms):
+                n = await retain_once(redis, keys, settings, clock())
+                if n:
+                    log.info("retained", tables=n, archive=archive_path(settings, clock()))
+        except (RedisError, OSError) as e:
+            log.warning("retention_failed", error=repr(e)[:200])
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), settings.retain_interval_s)

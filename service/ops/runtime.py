@@ -1,0 +1,63 @@
+"""Wiring (the one bootstrap): a Redis client from the settings, and the roles of a process."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from service.ops.metrics import Metrics
+from service.ops.settings import DEV_SECRET, Settings
+from service.store.keys import Keys
+from service.write.gateway import Gateway
+from service.write.worker import Worker
+
+
+def connect(settings: Settings) -> tuple[Any, bool]:
+    """A ``redis.asyncio`` client for ``REDIS_URL`` (a cluster client with ``CINQ_REDIS_CLUSTER``), or
+    an embedded fakeredis (and True) without it."""
+    if settings.redis_url:
+        import redis.asyncio as redis
+
+        if DEV_SECRET in settings.token_secrets:
+            warnings.warn("CINQ_TOKEN_SECRETS is the development default: anyone can forge action "
+                          "tokens; set a long random secret", stacklevel=2)
+
+        if settings.redis_cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            return RedisCluster.from_url(settings.redis_url), False
+        return redis.from_url(settings.redis_url), False
+    import fakeredis
+
+    warnings.warn("REDIS_URL is not set: using an embedded in-memory store (fakeredis); nothing is kept",
+                  stacklevel=2)
+    return fakeredis.FakeAsyncRedis(), True
+
+
+@dataclass
+class Runtime:
+    """One process's service: its Redis client, gateway, worker and metrics."""
+
+    settings: Settings
+    redis: Any
+    embedded: bool
+    gateway: Gateway
+    worker: Worker
+    metrics: Metrics
+
+    @property
+    def keys(self) -> Keys:
+        """The key layout in use."""
+        return self.gateway.keys
+
+
+def build(settings: Settings | None = None, redis: Any = None, **worker_args: Any) -> Runtime:
+    """Wire a runtime from settings (and an existing client, if given)."""
+    settings = settings or Settings()
+    embedded = False
+    if redis is None:
+        redis, embedded = connect(settings)
+    metrics = Metrics()
+    return Runtime(settings, redis, embedded, Gateway(redis, settings),
+                   Worker(redis, settings, metrics=metrics, **worker_args), metrics)

@@ -1,0 +1,67 @@
+"""Configuration of the service, read from the environment (pydantic-settings).
+
+Every setting is an environment variable with the prefix ``CINQ_`` (``CINQ_BUCKETS=64``), except the
+Redis address, which is the conventional ``REDIS_URL``.  Without ``REDIS_URL`` the service runs on an
+embedded store (fakeredis, in the process) and says so with a warning.
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Signs tokens on a laptop; anyone can forge tokens with it, so a real deployment must set its own.
+DEV_SECRET = "dev-secret-change-me"
+
+
+class Settings(BaseSettings):
+    """The service's settings; see docs/service.md for what each one does."""
+
+    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore", env_ignore_empty=True)
+
+    redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
+    # REDIS_URL names one node of a Redis Cluster (the client discovers the others).
+    redis_cluster: bool = False
+    # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.
+    buckets: int = Field(default=1024, ge=1, le=16384)
+    # Prepended to every key (a benchmark or a second deployment sharing one Redis).
+    key_prefix: str = ""
+    # Command streams are sharded; each shard is leased to one live worker at a time, so a table's
+    # commands all reach one worker (its cache stays warm).  More shards than workers lets workers join.
+    command_shards: int = Field(default=4, ge=1, le=256)
+    # A snapshot is written every N events, so loading reads at most N-1 events after it.
+    snapshot_every: int = Field(default=25, ge=1)
+    # Turn timer in seconds (0: no timer); after this many timeouts in a row a seat goes to an AI player.
+    turn_seconds: float = Field(default=60.0, ge=0)
+    timeouts_to_bot: int = Field(default=3, ge=1)
+    # The level of the AI player that takes over a seat (a player left, or timed out K times).
+    bot_level: str = "medium"
+    # Secrets that sign action tokens: the first signs, all of them verify (key rotation).
+    token_secrets: list[str] = Field(default_factory=lambda: [DEV_SECRET])
+    # Worker tuning.
+    batch: int = Field(default=128, ge=1)
+    block_ms: int = Field(default=200, ge=1)
+    claim_idle_ms: int = Field(default=30_000, ge=1)
+    max_attempts: int = Field(default=5, ge=1)
+    group: str = "workers"
+    # A worker's lease on a command shard: a dead worker's shards are taken over after this long.
+    lease_ms: int = Field(default=6_000, ge=100)
+    # False: every worker reads every shard (no leases; tests of races between workers use it).
+    worker_leases: bool = True
+    timer_interval: float = Field(default=0.5, gt=0)
+    # Retention keeps outbox messages this long after every platform acknowledged them (a grace period
+    # for debugging; 0: they go at once).
+    outbox_keep_s: float = Field(default=0.0, ge=0)
+    # Retention (service.ops.retention): tables finished or cancelled this many days ago are archived to
+    # a file under archive_dir and removed from Redis, checked every retain_interval_s (0/None: off).
+    retain_finished_days: float | None = Field(default=30.0, ge=0)
+    retain_interval_s: float = Field(default=3600.0, gt=0)
+    archive_dir: str = "archive"
+    # Observability.
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    log_level: str = "INFO"
+
+    def secrets_bytes(self) -> list[bytes]:
+        """The token secrets as bytes, the signing one first."""
+        return [s.encode() for s in self.token_secrets]

@@ -1,0 +1,113 @@
+"""What an HTTP adapter keeps in Redis about inbound requests: first answers, and each sender's rate.
+
+:meth:`Admission.admit` decides, in one atomic script (one round trip), what to do with a request:
+
+- a request id (a ``webhook-id``) answered before gets that first answer again and is not acted on
+  (``repeat``; the caller compares body digests to recognise an id reused for another body);
+- else a sender over its rate is refused (``limited``, with the seconds until a token is there);
+- else the caller acts (``first``) and then records its answer (:meth:`Admission.record`).
+
+The answer is recorded only *after* acting succeeded: a request whose acting failed (Redis down or
+full at that moment) has no answer on record, so the platform's retry acts.  Acting is idempotent by
+the request's command id (:mod:`service.write.gateway`), so a redelivery that arrives while the first
+attempt is still acting, or after a crash between acting and recording, acts at most once.
+
+The rate is a token bucket per (platform, sender), shared by every adapter process.
+
+Redis keys (with the deployment's ``key_prefix``; one hash tag per sender, so that the script's two
+keys are in one Redis Cluster slot):
+
+- ``in:{<platform>:<sender>}:<request id>``  string, TTL :data:`ANSWER_TTL_S`: JSON ``{"h": body
+  digest, "status": int, "body": {...}}``
+- ``rl:{<platform>:<sender>}``               hash ``tokens``, ``ts`` (ms): the token bucket, expiring
+  once it would be full again
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from service.store.decoding import as_text
+from service.store.keys import Keys
+
+# As long as the gateway remembers command ids: a platform redelivering later than that is not retrying.
+ANSWER_TTL_S = 24 * 3600
+
+# KEYS: answer, bucket.  ARGV: (unused), (unused), rate /s, burst, now ms.
+# Returns {"repeat", earlier answer} | {"limited", wait ms} | {"first", ""}.
+_ADMIT = """
+local earlier = redis.call('GET', KEYS[1])
+if earlier then return {'repeat', earlier} end
+local rate, burst, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local t = redis.call('HMGET', KEYS[2], 'tokens', 'ts')
+local tokens = tonumber(t[1]) or burst
+local ts = tonumber(t[2]) or now
+tokens = math.min(burst, tokens + math.max(now - ts, 0) * rate / 1000)
+if tokens < 1 then
+  return {'limited', tostring(math.ceil((1 - tokens) * 1000 / rate))}
+end
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1))
+redis.call('HSET', KEYS[2], 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[2], math.ceil(burst * 1000 / rate) + 1000)
+return {'first', ''}
+"""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer given to a request: its status and JSON body, and the digest of the request body."""
+
+    digest: str
+    status: int
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """What to do with a request: act on it (``first``), answer ``earlier`` again (``repeat``), or
+    refuse it for ``wait_s`` seconds (``limited``)."""
+
+    kind: Literal["first", "repeat", "limited"]
+    earlier: Answer | None = None
+    wait_s: float = 0.0
+
+
+class Admission:
+    """First answers by request id, and a token bucket per sender (see the module docstring)."""
+
+    def __init__(self, redis: Any, keys: Keys, rate: float, burst: int, ttl_s: int = ANSWER_TTL_S) -> None:
+        self.redis = redis
+        self.keys = keys
+        self.rate = rate
+        self.burst = burst
+        self.ttl_s = ttl_s
+        # EVALSHA (loaded once, reloaded if Redis forgot it): the script's text is not sent each time.
+        self._admit = redis.register_script(_ADMIT)
+
+    def answer_key(self, platform: str, sender: str, request_id: str) -> str:
+        """The key of one request's answer."""
+        return f"{self.keys.prefix}in:{{{platform}:{sender}}}:{request_id}"
+
+    def bucket_key(self, platform: str, sender: str) -> str:
+        """The key of one sender's token bucket."""
+        return f"{self.keys.prefix}rl:{{{platform}:{sender}}}"
+
+    async def admit(self, platform: str, sender: str, request_id: str, now: float) -> Admitted:
+        """Decide on a request (atomically; see the module docstring)."""
+        kind, payload = await self._admit(
+            keys=[self.answer_key(platform, sender, request_id), self.bucket_key(platform, sender)],
+            args=["", self.ttl_s, self.rate, self.burst, int(now * 1000)])
+        kind = as_text(kind)
+        if kind == "repeat":
+            d = json.loads(payload)
+            return Admitted("repeat", Answer(digest=d["h"], status=int(d["status"]), body=d["body"]))
+        if kind == "limited":
+            return Admitted("limited", wait_s=int(payload) / 1000)
+        return Admitted("first")
+
+    async def record(self, platform: str, sender: str, request_id: str, answer: Answer) -> None:
+        """Remember the answer given to a request that was acted on (a redelivery gets it again)."""
+        value = json.dumps({"h": answer.digest, "status": answer.status, "body": answer.body})
+        await self.redis.set(self.answer_key(platform, sender, request_id), value, ex=self.ttl_s)

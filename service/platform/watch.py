@@ -1,0 +1,183 @@
+"""Following one table as one person (or a spectator) sees it: for the web table (``adapters/web``).
+
+The chat adapters consume the outbox through their platform's consumer group; a web page instead
+*follows* a table: it starts from what the person would be shown now
+(:func:`service.tables.current.current_messages`) and then receives every outbox message of that
+table addressed to them or to a room showing it, each with its outbox entry id, so that a page that
+reconnects with the last id it saw (SSE's ``Last-Event-ID``) misses nothing.
+
+One :class:`Watch` per process reads the outbox streams of the tables being watched (one ``XREAD``
+for all of them, :class:`service.streams.StreamReader`) and hands each message to the subscribers of
+its table; which of them may see it is :func:`visible`'s decision, here in the service, so that an
+adapter only forwards what it is given (G-1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from service.domain.identities import Player
+from service.domain.tables.current import current_messages
+from service.domain.tables.replay import replay_views
+from service.ops.settings import Settings
+from service.platform.outbox import Message
+from service.store import repository
+from service.store.decoding import as_text
+from service.store.event_store import EventStore
+from service.store.keys import Keys
+from service.store.streams import StreamReader
+
+Entry = tuple[str, Message]
+"""An outbox entry id (empty for a message built on demand) and its message."""
+
+_PUBLIC_KINDS = frozenset({"table", "match_over"})
+
+
+def visible(msg: Message, table: str, person: Player | None) -> bool:
+    """Whether ``person`` (None: a spectator) may be shown ``msg`` of ``table``: a room's table or
+    end-of-match message (rooms get the public view only), and the messages addressed to that person
+    themselves (their hand, the replies to them).  Never another person's (G-1)."""
+    if msg.table != table:
+        return False
+    to = msg.to
+    if to.room is not None and msg.kind in _PUBLIC_KINDS:
+        return True
+    if person is None:
+        return False
+    return person.same(to.player) or (to.room is not None and person.same(to.person))
+
+
+def _after(a: str, b: str) -> bool:
+    """Whether stream id ``a`` comes after ``b``."""
+    def key(i: str) -> tuple[int, int]:
+        ms, _, seq = i.partition("-")
+        return int(ms or 0), int(seq or 0)
+    return key(a) > key(b)
+
+
+@dataclass(eq=False)  # compared (and hashed) by identity: one per page
+class _Sub:
+    table: str
+    person: Player | None
+    queue: asyncio.Queue[Entry] = field(default_factory=asyncio.Queue)
+
+
+class Watch:
+    """Follows the outbox for the tables someone watches (see the module docstring)."""
+
+    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 1000) -> None:
+        self.redis = redis
+        self.settings = settings
+        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.store = EventStore(redis, self.keys)
+        self.secret = settings.secrets_bytes()[0]
+        self.block_ms = block_ms
+        self.reader = StreamReader(redis)
+        self.positions: dict[str, str] = {}
+        self.subs: dict[str, set[_Sub]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+
+    async def last_id(self, table: str) -> str:
+        """The id of the last entry of the table's outbox now (``0-0``: empty)."""
+        last = await self.redis.xrevrange(self.keys.outbox_for(table), count=1)
+        return as_text(last[0][0]) if last else "0-0"
+
+    async def now(self, table: str, person: Player | None, locale: str) -> list[Message] | None:
+        """What ``person`` (None: a spectator) is shown of the table now (None: no such table)."""
+        t = await repository.load(self.store, table)
+        if t is None:
+            return None
+        return [Message.model_validate(m).rendered(locale)
+                for m in current_messages(t, person, self.secret, locale)]
+
+    async def seat_of(self, table: str, person: Player) -> int | None:
+        """The seat ``person`` plays at the table now (None: not seated, or no such table)."""
+        t = await repository.load(self.store, table)
+        return t.seat_of(person) if t is not None else None
+
+    async def replay(self, table: str) -> dict[str, Any] | None:
+        """A finished table's public replay (:func:`service.tables.replay.replay_views`), or None."""
+        stored = await repository.history(self.store, table)
+        return replay_views(stored) if stored else None
+
+    async def follow(self, table: str, person: Player | None, after: str) -> AsyncIterator[Entry]:
+        """Every message of ``table`` that ``person`` may see, written after outbox entry ``after``,
+        as it comes (until the caller stops iterating)."""
+        sub = _Sub(table, person)
+        stream = self.keys.outbox_for(table)
+        self.subs.setdefault(table, set()).add(sub)
+        if stream not in self.positions:
+            self.positions[stream] = await self.last_id(table)
+            self._wake.set()
+        self._ensure_running()
+        try:
+            # What was written between ``after`` and now (a reconnect), then the live messages;
+            # an entry both reads saw is given once.
+            sent = after
+            for mid, raw in await self.redis.xrange(stream, min=f"({after}" if after != "0-0" else "-"):
+                mid = as_text(mid)
+                msg = _message(raw)
+                sent = mid
+                if msg is not None and visible(msg, table, person):
+                    yield mid, msg
+            while True:
+                mid, msg = await sub.queue.get()
+                if _after(mid, sent):
+                    sent = mid
+                    yield mid, msg
+        finally:
+            self.subs[table].discard(sub)
+            if not self.subs[table]:
+                del self.subs[table]
+                if not any(self.keys.outbox_for(t) == stream for t in self.subs):
+                    self.positions.pop(stream, None)
+
+    def _ensure_running(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run())
+
+    async def close(self) -> None:
+        """Stop reading."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            if not self.positions:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            try:
+                entries = await self.reader.read(dict(self.positions), 500, self.block_ms)
+            except (OSError, ConnectionError) as e:  # Redis away: try again shortly
+                del e
+                await asyncio.sleep(0.5)
+                continue
+            for name, mid, fields in entries:
+                if name in self.positions:
+                    self.positions[name] = mid
+                msg = _message(fields)
+                if msg is None:
+                    continue
+                for sub in list(self.subs.get(msg.table or "", ())):
+                    if visible(msg, sub.table, sub.person):
+                        sub.queue.put_nowait((mid, msg))
+
+
+def _message(fields: Any) -> Message | None:
+    raw = fields.get(b"m") or fields.get("m")
+    if raw is None:
+        return None
+    try:
+        return Message.model_validate(orjson.loads(raw))
+    except ValueError:
+        return None

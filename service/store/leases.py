@@ -1,0 +1,104 @@
+"""Sharing numbered parts of the work (command shards, outbox partitions) among live processes.
+
+Each part is *leased* to one process at a time: a Redis key holding the owner's name with a TTL,
+renewed while the process lives.  Live processes heartbeat in a sorted set scored by their expiry,
+and each takes up to its fair share (:func:`fair_share`: the parts split as evenly as possible,
+the shares adding up to the number of parts).  A process that dies loses its
+leases when they expire, and the others take them over; a process with more than its share releases
+the extra parts, but only once nothing read from them is still in hand (``busy``), so two processes
+never work on one part at once.
+
+Keys (the caller names them; both share one hash tag so they live in one Redis Cluster slot):
+``members`` (sorted set) and ``lease(p)`` (string) for each part ``p``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.store.decoding import as_text
+
+# Renew a lease if it is still ours / release it if it is still ours (never someone else's).
+_RENEW = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
+          "return 0")
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def fair_share(parts: int, live: list[str], owner: str) -> int:
+    """How many parts ``owner`` should hold: ``parts`` split as evenly as possible over the ``live``
+    processes, the first ones (by name) taking one more; the shares add up to ``parts`` exactly."""
+    if owner not in live:
+        live = sorted([*live, owner])
+    n = len(live)
+    return parts // n + (1 if live.index(owner) < parts % n else 0)
+
+
+@dataclass
+class Leases:
+    """One process's leases on ``parts`` numbered parts (see the module docstring)."""
+
+    redis: Any
+    owner: str
+    parts: int
+    members: str
+    lease: Callable[[int], str]
+    lease_ms: int = 10_000
+    owned: set[int] = field(default_factory=set)
+    # Parts beyond the fair share: not to be read any more, released once not busy.
+    draining: set[int] = field(default_factory=set)
+
+    async def rebalance(self, now_ms: int, busy: Callable[[int], bool] = lambda p: False
+                        ) -> tuple[list[int], list[int]]:
+        """One round: heartbeat, renew, release extra parts that are not ``busy``, take free ones up
+        to the fair share.  Call it every third of a lease.  Returns the parts (gained, lost)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.members, {self.owner: now_ms + self.lease_ms})
+        pipe.zremrangebyscore(self.members, "-inf", now_ms)
+        pipe.zrange(self.members, 0, -1)
+        live = sorted(as_text(m) for m in (await pipe.execute())[2])
+        share = fair_share(self.parts, live, self.owner)
+        gained: list[int] = []
+        lost: list[int] = []
+        # Renew what is ours; what was lost (it expired, another took it) is dropped at once.
+        for p in sorted(self.owned):
+            if not await self.redis.eval(_RENEW, 1, self.lease(p), self.owner, self.lease_ms):
+                self.owned.discard(p)
+                self.draining.discard(p)
+                lost.append(p)
+        # Release the extra ones (the highest first), once nothing of theirs is in hand.
+        extra = sorted(self.owned, reverse=True)[: max(len(self.owned) - share, 0)]
+        self.draining = set(extra)
+        for p in extra:
+            if not busy(p):
+                await self.redis.eval(_RELEASE, 1, self.lease(p), self.owner)
+                self.owned.discard(p)
+                self.draining.discard(p)
+                lost.append(p)
+        # Take free ones up to the share, starting at a place of this process's own (to spread).
+        start = zlib.crc32(self.owner.encode()) % self.parts
+        for i in range(self.parts):
+            if len(self.owned) >= share:
+                break
+            p = (start + i) % self.parts
+            if p in self.owned:
+                continue
+            if await self.redis.set(self.lease(p), self.owner, nx=True, px=self.lease_ms):
+                self.owned.add(p)
+                gained.append(p)
+        return gained, lost
+
+    @property
+    def active(self) -> list[int]:
+        """The parts to read: owned and not draining."""
+        return sorted(self.owned - self.draining)
+
+    async def leave(self) -> None:
+        """Release every lease and leave the members (a graceful stop)."""
+        for p in sorted(self.owned):
+            await self.redis.eval(_RELEASE, 1, self.lease(p), self.owner)
+        self.owned.clear()
+        self.draining.clear()
+        await self.redis.zrem(self.members, self.owner)

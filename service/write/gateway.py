@@ -1,0 +1,291 @@
+"""The single entry point of every adapter: chat text (or an action token) in, a command id out.
+
+``submit`` parses the text once (bad syntax is answered at once, in the player's language, and goes
+no further), answers the commands that need no table (help, rules, language, stats, rating, top), resolves the
+table a command is for (``/new`` and ``/play`` make a new id; the others use the room's current
+table) and appends the command to that table's command stream for a worker.
+
+**Exactly once.**  An adapter passes its idempotency key as ``command_id`` (a platform's update id,
+a webhook id) and may submit the same input again whenever it is not sure the first try went
+through (a 5xx, a broken connection): ``submit`` writes nothing that a retry would repeat or that
+would make a retry look done when it was not.
+
+- A table command carries that id to the worker, whose compare-and-append recognises it (the
+  table's done set): a second copy in the stream is acknowledged without acting.  Nothing is marked
+  "seen" before the command is in its stream.
+- ``/new`` and ``/play`` derive the new table's id from the command id (:meth:`Gateway.table_for`),
+  so a retry names the same table; the room is pointed at it only *after* its command is in the
+  stream, and never at a table whose ``/new`` a worker has refused (the worker leaves a mark beside
+  the room, checked in the same call).
+- A reply the gateway writes itself (``/help``, a syntax error...) is written with its duplicate mark
+  in one call on the reply's outbox (both share its hash tag): a retry finds the mark and writes
+  nothing again; a failed call wrote neither.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+from service.domain import chats
+from service.domain.commands import CREATING, TableCommand
+from service.domain.identities import Player, Room
+from service.domain.tokens import TokenError, open_token
+from service.ops.settings import Settings
+from service.platform import doorbell
+from service.platform.outbox import Message, Recipient
+from service.protocol.i18n import pick_locale, translate
+from service.protocol.i18n.reasons import error_text
+from service.protocol.parse import ProtocolError, parse_command
+from service.ratings import boards
+from service.ratings.store import RatingStore
+from service.store.decoding import as_text, as_text_or_none
+from service.store.keys import Keys
+from service.tournaments.director import commands_key, current_key, is_tournament, tournament_id
+
+# The argument of /new and /play with the table the room showed before (see ``submit``).
+ROOM_WAS = "room_was"
+# The events after which a table's match runs (also PlayerKicked with a level: an AI took the seat).
+_RUNNING_AFTER = frozenset({"MatchStarted", "MovePlayed", "SeatTakenByBot"})
+# How long an adapter's command id is remembered, to answer a duplicate delivery without acting.
+SEEN_TTL_S = 24 * 3600
+
+# A reply and its duplicate mark in one call.  KEYS: mark, outbox.  ARGV: mark ttl ('' : no mark),
+# command id, message JSON.  Returns 1 (written) or 0 (a duplicate: nothing written).
+_REPLY = """
+if ARGV[1] ~= '' and not redis.call('SET', KEYS[1], 1, 'NX', 'EX', ARGV[1]) then return 0 end
+redis.call('XADD', KEYS[2], '*', 'c', ARGV[2], 'm', ARGV[3])
+return 1
+"""
+# Point a room at a new table unless a worker refused that table's /new, or the room has moved on to
+# another table since the gateway looked (a late retry must not take it back).
+# KEYS: room, refusal mark.  ARGV: the new table, the table the room showed ('' : none).
+_POINT_ROOM = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local now = redis.call('GET', KEYS[1])
+if now and now ~= ARGV[1] and now ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def new_table_id() -> str:
+    """A new table id: 10 characters of base32 from the CSPRNG (short enough for action tokens)."""
+    return base64.b32encode(secrets.token_bytes(10)).decode()[:10].lower()
+
+
+def new_command_id() -> str:
+    """A fresh command id."""
+    return secrets.token_hex(8)
+
+
+class Gateway:
+    """Turns what people type into commands on the right stream."""
+
+    def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
+                 bot_username: str | None = None) -> None:
+        self.redis = redis
+        self.settings = settings
+        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.secrets = settings.secrets_bytes()
+        self.clock = clock
+        self.bot_username = bot_username
+        self._reply = redis.register_script(_REPLY)
+        self._point_room = redis.register_script(_POINT_ROOM)
+        self.ratings = RatingStore(redis, settings.key_prefix)
+
+    def table_for(self, command_id: str | None) -> str:
+        """The id of the table a ``/new`` or ``/play`` creates: derived from the adapter's command id
+        (so that a retry names the same table; keyed with the token secret, so nobody can guess
+        it from the id), else fresh from the CSPRNG."""
+        if command_id is None:
+            return new_table_id()
+        digest = hmac.new(self.secrets[0], b"table\n" + command_id.encode(), hashlib.sha256).digest()
+        return base64.b32encode(digest[:10]).decode()[:10].lower()
+
+    async def locale_of(self, user: Player, language_code: str | None = None) -> str:
+        """The player's locale: their ``/lang`` choice, else from the platform's language code."""
+        chosen = await self.redis.hget(self.keys.player_prefs(user.platform, user.user), "locale")
+        if chosen:
+            return as_text(chosen)
+        return pick_locale(language_code)
+
+    async def table_of(self, room: Room) -> str | None:
+        """The table a room currently shows (derived index), if any."""
+        t = await self.redis.get(self.keys.room(room.platform, room.chat))
+        return as_text_or_none(t)
+
+    def reply_bucket(self, room: Room) -> int:
+        """The bucket whose outbox carries a room's replies that concern no table."""
+        return self.keys.bucket(f"{room.platform}:{room.chat}")
+
+    async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
+                    code: str | None = None, *, user: Player | None = None, marked: bool = False) -> None:
+        """Answer in the room at once, through the outbox like every other message (``code``: a
+        refusal's machine-readable code).  With ``marked`` (the adapter gave its own command id), a
+        second reply to the same command writes nothing (see the module docstring)."""
+        # Off the worker's hot path: the gateway writes its few replies already in words.
+        person = user if room.kind == "private" else None
+        msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room, person=person),
+                      locale=locale, kind="reply", text=text, code=code)
+        bucket = self.reply_bucket(room)
+        wrote = await self._reply(keys=[self.keys.seen(bucket, cid), self.keys.outbox(bucket)],
+                                  args=[SEEN_TTL_S if marked else "", cid, msg.dumps()])
+        if wrote:
+            pipe = self.redis.pipeline(transaction=False)
+            doorbell.ring(pipe, self.keys, [bucket])  # a no-op except on a Redis Cluster
+            await pipe.execute()
+
+    async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
+                     language_code: str | None = None, command_id: str | None = None,
+                     moderator: bool = False) -> str:
+        """Hand one input of a person to the service; returns the command id.
+
+        ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
+        submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
+        platform says this person moderates the room (a group admin), so they may start, add AI
+        players, change the options, kick and cancel like the table's creator.
+        """
+        cid = command_id or new_command_id()
+        locale = await self.locale_of(user, language_code)
+
+        async def answer(text: str, code: str | None = None, in_locale: str = locale) -> str:
+            await self.reply(cid, room, in_locale, text, code=code, user=user, marked=command_id is not None)
+            return cid
+
+        if token is not None:
+            return await self._action(cid, token, user, room, locale, answer, moderator)
+        try:
+            parsed = parse_command(text or "", bot=self.bot_username)
+        except ProtocolError as e:
+            # Plain chat in a group is not for us; a command for another bot is not either.
+            if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
+                return cid
+            return await answer(error_text(locale, e), e.code)
+        name, args = parsed.name, dict(parsed.args)
+        if name == "help":
+            return await answer(translate(locale, "help.text"))
+        if name == "rules":
+            games = [args["game"]] if args.get("game") else ["cinquillo", "535"]
+            return await answer("\n\n".join(translate(locale, f"rules.{g}") for g in games))
+        if name == "lang":
+            new = args["locale"]
+            await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
+            return await answer(translate(new, "lang.changed"), in_locale=new)
+        if name == "tournament":
+            return await self._tournament(cid, command_id, args, user, room, locale, moderator, answer)
+        if name in ("rating", "top"):
+            return await answer(await boards.answer(self.ratings, name, args, user, room, locale,
+                                                    self.clock()))
+        if name == "stats":
+            raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
+            stats = {as_text(k): int(v) for k, v in raw.items()}
+            return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
+                                          won=stats.get("won", 0)))
+        if name in CREATING:
+            table = self.table_for(command_id)
+            # If the worker refuses the /new, it puts back the table the room showed before.
+            was = await self.table_of(room)
+            if was is not None and was != table:
+                args[ROOM_WAS] = was
+        elif name == "replay":
+            table = args["table"]
+        elif name == "start" and args.get("payload"):
+            # A deep link (t.me/<bot>?start=<table>) invites into a table: it is a join (or, for a
+            # player already seated, their hand again: see ``decide``).
+            name, table = "join", args["payload"]
+            args["link"] = True
+        else:
+            found = await self.table_of(room)
+            if name == "hand" and room.kind == "private":
+                # In a private chat /hand is for the table the person plays at, not the chat's own.
+                found = await self._playing(user) or found
+            if found is None and room.kind == "private":
+                # In a private chat, a person sitting at exactly one table means that table.
+                tables = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
+                if len(tables) == 1:
+                    only = next(iter(tables))
+                    found = as_text(only)
+            if found is None:
+                return await answer(translate(locale, "refusal.no_table_here"), "no_table_here")
+            table = found
+        args.pop("payload", None)
+        await self._send(TableCommand(id=cid, table=table, name=name, args=args, actor=user, room=room,
+                                      locale=locale, at=self.clock(), moderator=moderator))
+        if name in CREATING:
+            # Only now that its command is in the stream: the room shows the new table at once, so
+            # that a /join sent right after the /new finds it before any worker has run (the worker
+            # writes the same derived index after its append).
+            await self._point_room(keys=[self.keys.room(room.platform, room.chat),
+                                         self.keys.room_refused(room.platform, room.chat, table)],
+                                   args=[table, args.get(ROOM_WAS) or ""])
+        return cid
+
+    async def _tournament(self, cid: str, command_id: str | None, args: dict[str, Any], user: Player,
+                          room: Room, locale: str, moderator: bool,
+                          answer: Callable[..., Awaitable[str]]) -> str:
+        """``/tournament``: to the tournament director's stream (service.tournaments.director)."""
+        if not chats.allowed("tournament", room.kind):
+            error = ProtocolError("wrong_chat", command="tournament", chat=room.kind)
+            return await answer(error_text(locale, error), "wrong_chat")
+        if args.get("action") == "open":
+            tid = tournament_id(self.secrets[0], command_id)
+        else:
+            shown = await self.redis.get(current_key(self.keys.prefix, room.platform, room.chat))
+            if shown is None:
+                return await answer(translate(locale, "tournament.refusal.no_tournament_here"),
+                                    "no_tournament_here")
+            tid = as_text(shown)
+        cmd = TableCommand(id=cid, table=tid, name="tournament", args=args, actor=user, room=room,
+                           locale=locale, at=self.clock(), moderator=moderator)
+        await self.redis.xadd(commands_key(self.keys.prefix), {"c": cmd.dumps()})
+        return cid
+
+    async def _playing(self, user: Player) -> str | None:
+        """The table a person plays at: of their tables (derived index) the running one, the most
+        recently active if several (the last event of each stream tells both); None if none runs."""
+        raw = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
+        tables = sorted(as_text(t) for t in raw)
+        if not tables:
+            return None
+        pipe = self.redis.pipeline(transaction=False)
+        for t in tables:
+            pipe.xrevrange(self.keys.events(t), count=1)
+        best: tuple[float, str] | None = None
+        for t, last in zip(tables, await pipe.execute(), strict=True):
+            if not last:
+                continue
+            fields = last[0][1]
+            env = orjson.loads(fields.get(b"e") or fields.get("e") or b"{}")
+            running = env.get("type") in _RUNNING_AFTER or (
+                env.get("type") == "PlayerKicked" and (env.get("data") or {}).get("level"))
+            if running and (best is None or env.get("at", 0.0) >= best[0]):
+                best = (float(env.get("at", 0.0)), t)
+        return best[1] if best else None
+
+    async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
+                      answer: Callable[..., Awaitable[str]], moderator: bool = False) -> str:
+        try:
+            claims = open_token(self.secrets, token)
+        except TokenError as e:
+            return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
+        if is_tournament(claims.table):  # a sign-up button: join or start
+            if claims.move not in ("join", "start"):
+                return await answer(translate(locale, "refusal.token_forged"), "token_forged")
+            await self.redis.xadd(commands_key(self.keys.prefix), {"c": TableCommand(
+                id=cid, table=claims.table, name="tournament", args={"action": claims.move}, actor=user,
+                room=room, locale=locale, token=token, at=self.clock(), moderator=moderator).dumps()})
+            return cid
+        await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
+                                      locale=locale, token=token, at=self.clock()))
+        return cid
+
+    async def _send(self, cmd: TableCommand) -> None:
+        await self.redis.xadd(self.keys.commands_for(cmd.table), {"c": cmd.dumps()})

@@ -1,0 +1,114 @@
+"""The derived indexes, as one projection of the events: room → table, player → tables, stats.
+
+The event streams are the truth; these indexes only make lookups cheap.  :func:`index_ops` says what
+one event changes, given the table after it; the worker applies those changes after each append
+(:func:`queue`), and ``cinq reindex`` folds every table's events through the same function to write
+the indexes again from nothing (:class:`Rebuild`).  One definition, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from service.domain.events import (
+    Event,
+    MatchFinished,
+    MovePlayed,
+    PlayerJoined,
+    PlayerKicked,
+    PlayerLeft,
+    RoomAttached,
+    TableCancelled,
+    TableCreated,
+)
+from service.domain.tables.state import Table
+from service.store.keys import Keys
+
+
+@dataclass(frozen=True)
+class IndexOp:
+    """One change: the ``room`` (platform, chat) shows the table; a person (platform, user) ``sits``
+    at it or ``leaves`` it; a person ``played`` a finished match, or ``won`` it."""
+
+    kind: Literal["room", "sits", "leaves", "played", "won"]
+    platform: str
+    who: str
+    table: str
+
+
+def index_ops(t: Table, event: Event) -> list[IndexOp]:
+    """What ``event`` changes in the indexes (``t``: the table after it)."""
+    if type(event) is MovePlayed:  # most events, and none that an index follows
+        return []
+    if isinstance(event, TableCreated) and event.tournament is not None:
+        return []  # a tournament's table is shown in no room (events.TableCreated)
+    if isinstance(event, TableCreated | RoomAttached):
+        return [IndexOp("room", event.room.platform, event.room.chat, t.id)]
+    if isinstance(event, PlayerJoined):
+        return [IndexOp("sits", event.player.platform, event.player.user, t.id)]
+    if isinstance(event, PlayerLeft | PlayerKicked) and event.player is not None:
+        return [IndexOp("leaves", event.player.platform, event.player.user, t.id)]
+    if isinstance(event, MatchFinished | TableCancelled):
+        winners = set(event.result.get("winners", [])) if isinstance(event, MatchFinished) else set()
+        ops = []
+        for i, seat in enumerate(t.seats):
+            if seat.player is None:
+                continue
+            p = seat.player
+            ops.append(IndexOp("leaves", p.platform, p.user, t.id))
+            if isinstance(event, MatchFinished):
+                ops.append(IndexOp("played", p.platform, p.user, t.id))
+                if i in winners:
+                    ops.append(IndexOp("won", p.platform, p.user, t.id))
+        return ops
+    return []
+
+
+def queue(pipe: Any, keys: Keys, ops: list[IndexOp]) -> None:
+    """Queue the live index writes of ``ops`` on ``pipe`` (the worker, after an append)."""
+    for op in ops:
+        if op.kind == "room":
+            pipe.set(keys.room(op.platform, op.who), op.table)
+        elif op.kind == "sits":
+            pipe.sadd(keys.player_tables(op.platform, op.who), op.table)
+        elif op.kind == "leaves":
+            pipe.srem(keys.player_tables(op.platform, op.who), op.table)
+        else:
+            pipe.hincrby(keys.player_stats(op.platform, op.who), op.kind, 1)
+
+
+@dataclass
+class Rebuild:
+    """The indexes folded from nothing (``cinq reindex``): rooms show the table most recently created
+    or attached in them; the rest is the same changes as the worker's, summed."""
+
+    rooms: dict[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
+    tables: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    stats: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+
+    def add(self, ops: list[IndexOp], at: float) -> None:
+        """Fold one event's changes (``at``: when it happened)."""
+        for op in ops:
+            who = (op.platform, op.who)
+            if op.kind == "room":
+                if self.rooms.get(who, (-1.0, ""))[0] <= at:
+                    self.rooms[who] = (at, op.table)
+            elif op.kind == "sits":
+                self.tables.setdefault(who, set()).add(op.table)
+            elif op.kind == "leaves":
+                self.tables.get(who, set()).discard(op.table)
+            else:
+                st = self.stats.setdefault(who, {"played": 0, "won": 0})
+                st[op.kind] += 1
+
+    def queue(self, pipe: Any, keys: Keys) -> None:
+        """Queue the writes that replace the indexes with this fold's."""
+        for (platform, chat), (_, table_id) in self.rooms.items():
+            pipe.set(keys.room(platform, chat), table_id)
+        for (platform, user), ts in self.tables.items():
+            pipe.delete(keys.player_tables(platform, user))
+            if ts:
+                pipe.sadd(keys.player_tables(platform, user), *ts)
+        for (platform, user), st in self.stats.items():
+            pipe.hset(keys.player_stats(platform, user), mapping=st)
