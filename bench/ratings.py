@@ -10,7 +10,7 @@ deletes what it wrote.  Then:
    ``--moves`` stored moves each, which the rebuild must skip), as the worker would have;
 2. **rebuild**: times ``service.ratings.rebuild.rebuild`` over them (goal: 10,000 matches < 10 s);
 3. **worker's hot path**: the cost, per finished match, of what the worker adds to the append's
-   follow-up pipeline (``service.write.finishing.queue``: the record and its XADD; p50/p99);
+   follow-up pipeline (``service.write.match_end.queue``: the record and its XADD; p50/p99);
 4. **projector**: each rating update (read the people's ratings, rate with openskill, the
    compare-and-set script) over the same matches queued, against that Redis (p50/p99, and per second).
 """
@@ -50,7 +50,7 @@ from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.ratings.store import RatingKeys
 from service.store.keys import Keys
-from service.write import finishing
+from service.write import match_end
 
 PREFIX = "bench-ratings:"
 
@@ -134,7 +134,7 @@ async def run(url: str, matches: int, people: int, moves: int) -> None:
     pipe = redis.pipeline(transaction=False)
     for t, result, at in tables:
         t0 = time.perf_counter()
-        finishing.queue(pipe, keys, rk, t, result, at)
+        match_end.queue(pipe, keys, rk, t, result, at)
         hot.append(time.perf_counter() - t0)
     await redis.delete(rk.done())  # rate them all again, live this time
     await pipe.execute()

@@ -59,5 +59,6 @@ def build(settings: Settings | None = None, redis: Any = None, **worker_args: An
     if redis is None:
         redis, embedded = connect(settings)
     metrics = Metrics()
-    return Runtime(settings, redis, embedded, Gateway(redis, settings),
-                   Worker(redis, settings, metrics=metrics, **worker_args), metrics)
+    keys = Keys.of(settings)  # one key layout, handed to every role of the process
+    return Runtime(settings, redis, embedded, Gateway(redis, settings, keys=keys),
+                   Worker(redis, settings, metrics=metrics, keys=keys, **worker_args), metrics)

@@ -1,6 +1,6 @@
 """The ratings projection, live: the worker queues each finished match, the projector rates it once.
 
-**Worker side** (:func:`queue_record`, through :mod:`service.write.finishing`): with the acknowledgements of
+**Worker side** (:func:`queue_record`, through :mod:`service.write.match_end`): with the acknowledgements of
 the command that finished a match (the same pipeline, queued before them), the match's record goes to
 ``rt:{ratings}:queue``.  A worker that dies between its append and that pipeline leaves the command
 pending; whoever takes it over finds it applied already (the append script says ``DUPLICATE``) and
@@ -44,7 +44,7 @@ return 1
 
 
 def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
-    """Queue the record of a match that just finished (see :mod:`service.write.finishing`)."""
+    """Queue the record of a match that just finished (see :mod:`service.write.match_end`)."""
     if rec.rated:
         pipe.xadd(rkeys.queue(), {"r": orjson.dumps(to_json(rec))})
 

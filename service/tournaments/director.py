@@ -17,7 +17,7 @@ already: acknowledged without acting).  After the append the tables of a new rou
 sending each its ``tournament_table`` command, whose id is derived from the table: if the director
 dies in between, the redelivered command is a duplicate, and the tables of the running round are
 sent again (those that exist recognise the copy).  A table that finishes reports back through
-:func:`report` (from :mod:`service.write.finishing`), with the id ``fin:<table>``: counted once.
+:func:`report` (from :mod:`service.write.match_end`), with the id ``fin:<table>``: counted once.
 """
 
 from __future__ import annotations

@@ -90,10 +90,10 @@ class Gateway:
     """Turns what people type into commands on the right stream."""
 
     def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
-                 bot_username: str | None = None) -> None:
+                 bot_username: str | None = None, keys: Keys | None = None) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.keys = keys or Keys.of(settings)
         self.secrets = settings.secrets_bytes()
         self.clock = clock
         self.bot_username = bot_username

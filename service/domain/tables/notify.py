@@ -20,93 +20,27 @@ import engine
 from service.domain import chats
 from service.domain.commands import TableCommand
 from service.domain.events import (
-    BotsAdded,
-    Event,
     MatchFinished,
     MatchStarted,
     MovePlayed,
-    OptionsChanged,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
     SeatTakenByBot,
-    TableCancelled,
-    TableCreated,
 )
 from service.domain.identities import Player, Room
+from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
 from service.protocol import text
 
-
-def _person(p: Player) -> str:
-    return p.name or p.user
-
-
-def seat_name(t: Table, seat: int) -> text.Item:
-    """How a seat is called in messages: the person's name, or "AI n"."""
-    s = t.seats[seat]
-    if s.human and s.player is not None:
-        return _person(s.player)
-    return text.t("table.bot_name", n=seat + 1)
-
-
-def names(t: Table) -> list[text.Item]:
-    """The names of every seat, for drawing a view."""
-    return [seat_name(t, i) for i in range(len(t.seats))]
+__all__ = ["lobby_view", "messages_for", "names", "refusal_line", "refusal_messages", "replay_messages",
+           "reply_to", "seat_name", "seat_people", "turn_deadline", "wire_json"]
 
 
 def lobby_view(t: Table) -> dict[str, Any]:
     """The public view of a table with no match running (no cards in it)."""
     return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
             "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats]}
-
-
-def _line(after: Table, event: Event) -> text.Item | None:
-    """The one-line announcement of an event in a room (None: not announced)."""
-    if type(event) is MovePlayed:  # most events: tested first
-        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
-                      move=text.move(after.game, event.move))
-    if isinstance(event, TableCreated):
-        game = text.t(f"game.{event.game}")
-        return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
-    if isinstance(event, RoomAttached):
-        return text.t("table.room_attached", table=after.id)
-    if isinstance(event, PlayerJoined):
-        return text.t("table.joined", name=_person(event.player), seat=event.seat + 1, seats=after.max_seats)
-    if isinstance(event, PlayerLeft):
-        return text.t("table.left", name=_person(event.player))
-    if isinstance(event, BotsAdded):
-        return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
-    if isinstance(event, MatchStarted):
-        return text.t("table.started", players=event.players, commitment=event.commitment)
-    if isinstance(event, SeatTakenByBot):
-        name = _person(event.player) if event.player else str(event.seat + 1)
-        return text.t(f"table.bot_took_seat_{event.reason}", name=name)
-    if isinstance(event, MatchFinished):
-        winners = [seat_name(after, w) for w in event.result.get("winners", [])]
-        return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
-                      commitment=after.commitment or "")
-    if isinstance(event, TableCancelled):
-        if event.reason == "empty":
-            return text.t("table.closed_empty")
-        return text.t("table.cancelled", name=_person(event.by))
-    if isinstance(event, PlayerKicked):
-        kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
-        if event.player is not None:
-            kicked = _person(event.player)
-        key = "table.kicked" if event.level is None else "table.kicked_bot"
-        return text.t(key, name=kicked, by=_person(event.by))
-    if isinstance(event, OptionsChanged):
-        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                 for k, v in sorted(event.options.items())]
-        return text.t("table.options_changed", options=" ".join(words) or "-", seats=event.max_seats,
-                      turn=int(event.turn_seconds) if event.turn_seconds == int(event.turn_seconds)
-                      else event.turn_seconds)
-    return None
 
 
 def turn_deadline(t: Table) -> float | None:
@@ -234,7 +168,7 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     seat_names = names(t) if running else None
     if d.events:
         over = MatchFinished in kinds
-        lines = [line for e in d.events if (line := _line(t, e)) is not None]
+        lines = [line for e in d.events if (line := event_line(t, e)) is not None]
         if public:
             view = views[0]
             if seat_names is not None:  # i.e. running
@@ -300,7 +234,7 @@ def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -
     if cmd.room is not None and cmd.room.kind == "group" and cmd.actor is not None and is_private(refused):
         out.add(_to(player=cmd.actor), cmd.locale, "reply", [line])
         out.add(_to(room=cmd.room), cmd.locale, "reply",
-                [text.t("refusal.move_refused_private", name=_person(cmd.actor))])
+                [text.t("refusal.move_refused_private", name=person(cmd.actor))])
     else:
         out.add(reply_to(cmd), cmd.locale, "reply", [line])
     return out.messages
