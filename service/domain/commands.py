@@ -89,6 +89,21 @@ class Tick(_Request):
     version: int | None = None
 
 
+class SeatTable(_Request):
+    """A tournament round's table, created, seated and started at once on the round's seed (the
+    tournament director's own command, service.tournaments; no chat command or button makes it).
+    ``seats``: per seat ``{"player": {...}, "locale": ...}`` or ``{"bot": level}``."""
+
+    name: Literal["tournament_table"]
+    tournament: str
+    round: int
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    turn_seconds: float = 0.0
+    seed: str
+    seats: list[dict[str, Any]]
+
+
 class Plain(_Request):
     """A command without arguments (``action`` carries its signed token beside, in the command)."""
 
@@ -103,10 +118,10 @@ class Unknown(_Request):
     error: str | None = None
 
 
-Typed = Create | Join | Bots | Kick | SetOptions | Move | Tick | Plain
+Typed = Create | Join | Bots | Kick | SetOptions | Move | Tick | SeatTable | Plain
 Request = Annotated[Typed, Field(discriminator="name")]
 _REQUEST: TypeAdapter[Typed] = TypeAdapter(Request)
-_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Tick, Plain)
+_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Tick, SeatTable, Plain)
                    for n in get_args(m.model_fields["name"].annotation))
 
 # The commands that create their table (every other one is for a table that exists).
@@ -155,8 +170,8 @@ class TableCommand(BaseModel):
 
     @property
     def creates_table(self) -> bool:
-        """Whether this command creates its table (``/new``, ``/play``)."""
-        return isinstance(self._request, Create)
+        """Whether this command creates its table (``/new``, ``/play``, a tournament's table)."""
+        return isinstance(self._request, Create | SeatTable)
 
     def dumps(self) -> str:
         """The JSON form written to the stream."""

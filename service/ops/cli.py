@@ -9,6 +9,7 @@
   archive file written by ``cinq trim``) and check its deal; ``cinq replay <table> [--archive FILE]``
   prints the replay as ``/replay`` shows it.
 - ``cinq reindex``: rebuild the derived indexes from the event streams.
+- ``cinq ratings rebuild [--archive FILE]...``: rate every finished match again (service.ratings.rebuild).
 - ``cinq tables | inspect <table> | dead-letters | trim | stats``: operator commands (service.ops.operator).
 - ``cinq <adapter> [args]``: any other installed adapter run alone (``cinq telegram``, ``cinq webhook``).
 
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import signal
 import sys
+import time
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -30,6 +32,8 @@ from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
 from service.ops.runtime import build
 from service.ops.settings import Settings
+from service.ratings.projector import Projector
+from service.tournaments.director import Director
 
 ADAPTERS_GROUP = "cinq.adapters"
 # How long `cinq serve` waits for the adapters to flush on SIGTERM (compose waits 30 s before SIGKILL).
@@ -60,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--archive", metavar="FILE", help="read the table from an archive (cinq trim)")
     replay.add_argument("--lang", default="en", choices=("es", "en"), help="the language (default en)")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
+    ratings = sub.add_parser("ratings", help="the ratings projection (issue 15)")
+    rsub = ratings.add_subparsers(dest="ratings_command", required=True)
+    rb = rsub.add_parser("rebuild", help="rate every finished match again, from the streams and archives")
+    rb.add_argument("--archive", metavar="FILE", action="append", default=[],
+                    help="an archive file of trimmed tables (cinq trim); repeatable")
     operator.add_parsers(sub)  # tables, inspect, dead-letters, trim
     return p
 
@@ -84,6 +93,10 @@ async def _serve(settings: Settings, adapters: bool) -> int:
     tasks.append(asyncio.create_task(rt.worker.run()))
     # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
     tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))
+    # Finished matches are rated by one projector at a time (a lease; service.ratings.projector).
+    tasks.append(asyncio.create_task(Projector(rt.redis, settings.key_prefix).run(rt.worker.stop)))
+    # Tournament commands likewise, by one director at a time (service.tournaments.director).
+    tasks.append(asyncio.create_task(Director(rt.redis, settings).run(rt.worker.stop)))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
             if ep.name == "terminal":
@@ -155,11 +168,27 @@ async def _reindex(settings: Settings) -> int:
     return 0
 
 
+async def _ratings_rebuild(settings: Settings, archives: list[str]) -> int:
+    from service.ratings.rebuild import rebuild
+
+    rt = build(settings)
+    started = time.perf_counter()
+    try:
+        fold = await rebuild(rt.redis, rt.keys, archives)
+    except (OSError, ValueError) as e:
+        print(f"cinq ratings rebuild: cannot read the archive: {e}", file=sys.stderr)
+        return 1
+    people = sum(len(p) for p in fold.ratings.values())
+    print(f"rated {len(fold.done)} matches, {people} ratings, in {time.perf_counter() - started:.2f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cinq`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `cinq telegram ...`, `cinq webhook ...`: an installed adapter run alone, with its own arguments.
-    own = ("play", "serve", "worker", "verify", "replay", "reindex", "terminal", *operator.COMMANDS)
+    own = ("play", "serve", "worker", "verify", "replay", "reindex", "ratings", "terminal",
+           *operator.COMMANDS)
     if argv and argv[0] not in own and not argv[0].startswith("-"):
         adapter = _adapter(argv[0])
         if adapter is not None:
@@ -185,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_serve(settings, adapters=args.command == "serve"))
     if args.command == "reindex":
         return asyncio.run(_reindex(settings))
+    if args.command == "ratings":
+        return asyncio.run(_ratings_rebuild(settings, args.archive))
     if args.command in operator.COMMANDS:
         return asyncio.run(operator.run(args, settings))
     if args.command == "replay":

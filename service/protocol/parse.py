@@ -12,7 +12,13 @@ and the ``params`` its message mentions.  The commands and their ``args``:
 - ``move``: ``move`` in the engine's canonical notation.  ``/move play 7 7``, ``/mover 5 oros``
 - ``kick``: ``seat`` (the seat number, from 1).  ``/expulsar 3``
 - ``set``: ``options`` and ``players`` as for ``new`` (an open lobby's options).  ``/opciones chips``
-- ``rules``: ``game`` or None.  ``lang``: ``locale`` ("es" or "en").  ``replay``: ``table``.
+- ``rating``: no args.  ``top``: ``game`` and ``window`` ("week", "month"), each or None.
+  ``/top 535 semana``
+- ``tournament``: ``action`` ("open", "join", "leave", "start", "cancel"); to open ``game``,
+  ``options``, ``players`` (seats per table) as for ``new``, and ``rounds`` (1..9, default 3).
+  ``/torneo cinquillo rondas=3``, ``/tournament join``, ``/tournament start``
+- ``rules``: ``game`` (or ``"ratings"``: how ratings work) or None.  ``lang``: ``locale`` ("es" or
+  "en").  ``replay``: ``table``.
 
 The parser checks syntax only: whether an option exists, a move is legal or a table exists is for
 the engine and the service to say.  It is pure (no IO) and total: on any text it returns a
@@ -67,8 +73,11 @@ _COMMANDS: dict[str, str] = {
     "help": "help", "ayuda": "help",
     "kick": "kick", "expulsar": "kick",
     "set": "set", "options": "set", "opciones": "set",
+    "rating": "rating", "puntuacion": "rating", "elo": "rating",
+    "top": "top", "ranking": "top", "clasificacion": "top",
+    "tournament": "tournament", "torneo": "tournament",
 }
-_NO_ARGS = frozenset({"join", "leave", "cancel", "hand", "stats", "help"})
+_NO_ARGS = frozenset({"join", "leave", "cancel", "hand", "stats", "help", "rating"})
 
 _GAME_ALIASES: dict[str, str] = {
     "cinquillo": "cinquillo", "cinq": "cinquillo",
@@ -196,7 +205,55 @@ def _move(command: str, words: list[str]) -> dict[str, Any]:
 def _rules(command: str, words: list[str]) -> dict[str, Any]:
     if len(words) > 1:
         raise ProtocolError("unexpected_argument", command=command, value=words[1])
+    if words and fold(words[0]) in _RATING_TOPIC:
+        return {"game": "ratings"}
     return {"game": _game(command, words[0]) if words else None}
+
+
+_RATING_TOPIC = frozenset({"ratings", "rating", "puntuacion", "puntuaciones", "elo"})
+_WINDOWS = {"week": "week", "semana": "week", "weekly": "week", "semanal": "week",
+            "month": "month", "mes": "month", "monthly": "month", "mensual": "month"}
+MAX_ROUNDS = 9
+_TOURNAMENT_ACTIONS = {"join": "join", "unirse": "join", "unirme": "join", "leave": "leave", "salir": "leave",
+                       "start": "start", "empezar": "start", "comenzar": "start",
+                       "cancel": "cancel", "cancelar": "cancel"}
+
+
+def _top(command: str, words: list[str]) -> dict[str, Any]:
+    # "/top", "/top 535", "/top week", "/top cinquillo mes": a game and a window, in any order.
+    game: str | None = None
+    window: str | None = None
+    for word in words:
+        folded = fold(word)
+        if folded in _WINDOWS and window is None:
+            window = _WINDOWS[folded]
+        elif folded in _GAME_ALIASES and game is None:
+            game = _GAME_ALIASES[folded]
+        else:
+            raise ProtocolError("bad_argument", command=command, name="board", value=word)
+    return {"game": game, "window": window}
+
+
+def _tournament(command: str, words: list[str]) -> dict[str, Any]:
+    if not words:
+        raise ProtocolError("missing_argument", command=command, name="game")
+    action = _TOURNAMENT_ACTIONS.get(fold(words[0]))
+    if action is not None:
+        if len(words) > 1:
+            raise ProtocolError("unexpected_argument", command=command, value=words[1])
+        return {"action": action}
+    game = _game(command, words[0])
+    rounds = 3
+    rest = []
+    for word in words[1:]:
+        key, eq, raw = fold(word).partition("=")
+        if eq and key in ("rounds", "rondas"):
+            if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_ROUNDS):
+                raise ProtocolError("bad_option", command=command, option=word)
+            rounds = int(raw)
+        else:
+            rest.append(word)
+    return {"action": "open", "game": game, "rounds": rounds, **parse_options(command, rest)}
 
 
 def _lang(command: str, words: list[str]) -> dict[str, Any]:
@@ -224,6 +281,6 @@ def _replay(command: str, words: list[str]) -> dict[str, Any]:
 
 _PARSERS = {
     "new": _new, "play": _new, "bots": _bots, "move": _move, "rules": _rules, "lang": _lang,
-    "replay": _replay, "start": _start, "kick": _kick, "set": _set,
+    "replay": _replay, "start": _start, "kick": _kick, "set": _set, "top": _top, "tournament": _tournament,
     **{name: _no_args for name in _NO_ARGS},
 }

@@ -11,13 +11,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from service.domain.commands import Create, TableCommand
+from service.domain.events import MatchFinished
 from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
 from service.ops import logs
 from service.ops.metrics import Metrics
 from service.ops.settings import Settings
 from service.platform import doorbell
+from service.ratings.store import RatingKeys
 from service.store.keys import Keys
-from service.write import projection
+from service.write import match_end, projection
 from service.write.gateway import SEEN_TTL_S
 from service.write.planning import Entry, Outcome, Planner, TableBatch
 from service.write.projection import index_ops
@@ -34,6 +36,7 @@ return 0
 """
 
 CACHE_SIZE = 20_000
+FINISHED_MEMORY = 10_000
 
 
 class Finishing:
@@ -52,6 +55,8 @@ class Finishing:
     retry: list[Entry]
     processed: int
     _counters: dict[tuple[str, str], Any]
+    _finished: OrderedDict[str, None]
+    rating_keys: RatingKeys
     _later: Any
     dead_letter: Callable[[Entry, str], Awaitable[None]]
 
@@ -86,6 +91,10 @@ class Finishing:
                     self.planner.waits.pop(cmd.id, None)
                     if t is not None:
                         projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
+                        for ev in o.events:
+                            if isinstance(ev, MatchFinished):  # before the ack: see service.write.match_end
+                                match_end.queue(pipe, self.keys, self.rating_keys, t, ev.result, o.at)
+                                self._remember_finished(t.id)
                     if o.outcome.startswith("refused") and cmd.creates_table:
                         self._unindex_room(pipe, cmd)
                 self._log(cmd, o.version, o.outcome, now)
@@ -111,6 +120,22 @@ class Finishing:
                                         if b.append is not None and b.append.outbox))
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
+
+    async def follow_up_finished(self, batches: list[TableBatch]) -> None:
+        """Queue again what the end of a finished table sets off when this process did not finish it:
+        the worker that appended its end may have died before queueing it (its rating, its
+        tournament's report), and a redelivered command cannot tell (a stale AI tick does nothing).
+        Their consumers count a match once (service.write.match_end)."""
+        for b in batches:
+            if b.before is not None and b.before.status == FINISHED and b.table not in self._finished:
+                self._remember_finished(b.table)
+                await match_end.requeue(self.redis, self.keys, self.rating_keys, b.before)
+
+    def _remember_finished(self, table: str) -> None:
+        """A finished table whose follow-ups this process queued (see :meth:`follow_up_finished`)."""
+        self._finished[table] = None
+        while len(self._finished) > FINISHED_MEMORY:
+            self._finished.popitem(last=False)
 
     def _unindex_room(self, pipe: Any, cmd: TableCommand) -> None:
         """A refused /new or /play: the room shows again the table it showed before the gateway

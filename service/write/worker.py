@@ -29,6 +29,7 @@ from service.domain.tables.state import Table
 from service.ops import logs
 from service.ops.metrics import Metrics
 from service.ops.settings import Settings
+from service.ratings.store import RatingKeys
 from service.store.event_store import AppendResult, EventStore
 from service.store.groups import Group, Pause
 from service.store.keys import Keys
@@ -66,6 +67,7 @@ class Worker(Intake, Finishing):
         self.settings = settings
         self.keys = keys or Keys.of(settings)
         self.store = EventStore(redis, self.keys)
+        self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
         # By default hard AI moves are thought in another process (service.write.bots.Thinker), so that
@@ -75,6 +77,7 @@ class Worker(Intake, Finishing):
         self.planner = Planner(settings, clock, seeds, chooser)
         self.metrics = metrics or Metrics()
         self.cache: OrderedDict[str, Table] = OrderedDict()
+        self._finished: OrderedDict[str, None] = OrderedDict()  # see Finishing.follow_up_finished
         self.attempts: dict[str, int] = {}
         self.retry: list[Entry] = []
         self.log = logs.get("worker").bind(worker=self.name)
@@ -224,6 +227,7 @@ class Worker(Intake, Finishing):
             # The server lost its scripts (restart, failover): nothing of this batch was appended.
             await self.store.ensure_scripts()
             return [e for b in batches for e in b.entries], []
+        await self.follow_up_finished(batches)
         done = [b for b in batches if b.append is None and (b.failed or b.waiting)]
         duplicates = [Outcome(e, "duplicate", [], 0) for e in grouped.twice]
         redo: list[Entry] = []

@@ -20,6 +20,7 @@ from service.domain.commands import (
     Kick,
     Move,
     Plain,
+    SeatTable,
     SetOptions,
     TableCommand,
     Tick,
@@ -40,6 +41,7 @@ from service.domain.tables.base import (
     require_seat,
     require_status,
 )
+from service.domain.tables.seating import seat_table
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import TokenError, open_token
 
@@ -72,6 +74,8 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
             _move(b, cmd, req)
         case Tick():
             _tick(b, req, ctx)
+        case SeatTable():
+            seat_table(b, cmd, req)
         case Plain(name="leave"):
             lobby.leave(b, cmd, ctx)
         case Plain(name="start"):
@@ -137,6 +141,9 @@ def _replay(b: Builder) -> None:
     # No event: the worker reads the whole stream and the notifier sends the replay.
     if b.t.status != FINISHED:
         raise Refused("not_finished", table=b.t.id)
+    if b.t.tournament is not None:
+        # Its deal is the round's: other tables may still be playing it (G-1).
+        raise Refused("tournament_replay", table=b.t.id)
 
 
 def _tick(b: Builder, req: Tick, ctx: Context) -> None:

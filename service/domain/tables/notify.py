@@ -160,8 +160,9 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
-            if started or (d.events and (seat_no == mover or seat_no in moved)) or (
-                    asking is not None and asking.same(seat.player)):
+            # A tournament's table posts in no room: each person sees every change in their hand.
+            changed = seat_no == mover or seat_no in moved or t.tournament is not None
+            if started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
                 hands.append(seat_no)
     # Every person's private message tells the truth to the end: the final result when the match
     # ends, and no moves any more for a person whose seat an AI player took (its view, no actions).
@@ -193,6 +194,13 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
+    if t.tournament is not None and MatchFinished in kinds:
+        # No seed here: other tables of the round may still play this deal; the round's end shows it.
+        winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
+        for seat in t.seats:
+            if seat.human and seat.player is not None:
+                out.add(_to(player=seat.player), seat.locale, "reply",
+                        [text.t("tournament.table_over", winners=winners)])
     for e in d.events:
         # The person whose turn the timer played is told so in private, and when they lose the seat.
         if isinstance(e, MovePlayed) and e.cause == "timeout":
