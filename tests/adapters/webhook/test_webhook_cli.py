@@ -15,8 +15,8 @@ from tools.loopback import free_port
 
 
 def _webhook():
-    [main] = [ep.load() for ep in entry_points(group="cinq.adapters") if ep.name == "webhook"]
-    return main
+    [adapter] = [ep.load() for ep in entry_points(group="cinq.adapters") if ep.name == "webhook"]
+    return adapter.serve
 
 
 async def test_without_a_platform_the_adapter_is_idle(fake_redis, monkeypatch):
