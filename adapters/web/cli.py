@@ -32,9 +32,9 @@ class WebAdapter:
     """The page's HTTP server and its watch over the outbox, started and stopped together."""
 
     def __init__(self, redis: Any, settings: Settings, ws: WebSettings, *, clock: Any = time.time,
-                 block_ms: int = 1000) -> None:
+                 block_ms: int = 1000, gateway: Gateway | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = Gateway(redis, settings, clock=clock)
+        self.gateway = gateway or Gateway(redis, settings, clock=clock)
         self.watch = Watch(redis, settings, block_ms=block_ms)
         self.app = make_app(self.gateway, self.watch, ws, clock=clock)
         self._runner: web.AppRunner | None = None
@@ -75,7 +75,7 @@ async def serve(rt: Any) -> None:
     if not ws.public_url:
         logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
         return
-    await _serving(WebAdapter(rt.redis, rt.settings, ws), ws)
+    await _serving(WebAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
 
 
 async def _serving(adapter: WebAdapter, ws: WebSettings) -> None:
@@ -102,7 +102,8 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
     locale = lang if lang in ("es", "en") else pick_locale(os.environ.get("LANG", "").split(".")[0])
     settings = Settings(redis_url=None, buckets=8, turn_seconds=0)
     rt = build(settings, redis=fakeredis.FakeAsyncRedis())
-    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200)
+    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200,
+                         gateway=rt.gateway)
     me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
     room = Room(platform="terminal", chat="tty", kind="private")
     worker = asyncio.create_task(rt.worker.run())

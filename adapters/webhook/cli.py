@@ -44,9 +44,9 @@ class WebhookAdapter:
 
     def __init__(self, redis: Any, settings: Settings, ws: WebhookSettings, *,
                  options: DeliveryOptions | None = None, metrics: WebhookMetrics | None = None,
-                 clock: Any = time.time, consumer: str | None = None) -> None:
+                 clock: Any = time.time, consumer: str | None = None, gateway: Gateway | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = Gateway(redis, settings, clock=clock)
+        self.gateway = gateway or Gateway(redis, settings, clock=clock)
         self.metrics = metrics or WebhookMetrics()
         self.app = make_app(self.gateway, ws, metrics=self.metrics, clock=clock)
         self.options = options or delivery_options(ws)
@@ -71,7 +71,8 @@ class WebhookAdapter:
         self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         for p in self.ws.platforms if deliver else []:
             d = Delivery(self.redis, self.settings, p.name, self.consumer and f"{self.consumer}-{p.name}",
-                         options=self.options, metrics=self.metrics.delivery, clock=self.clock)
+                         options=self.options, metrics=self.metrics.delivery, clock=self.clock,
+                         keys=self.gateway.keys)
             sender = Sender(self._session, p, timeout_s=self.ws.timeout_s, clock=self.clock)
             self.deliveries.append(d)
             self._tasks.append(asyncio.create_task(d.run(sender, self.stop)))
@@ -101,7 +102,7 @@ async def serve(rt: Any) -> None:
     if not ws.platforms:
         logs.get("webhook").info("idle", reason="no platform registered (CINQ_WEBHOOK_PLATFORMS)")
         return
-    await _serving(WebhookAdapter(rt.redis, rt.settings, ws), ws)
+    await _serving(WebhookAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
 
 
 async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
