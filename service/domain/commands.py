@@ -127,7 +127,9 @@ def parse_request(name: str, args: dict[str, Any]) -> Typed | Unknown:
 class TableCommand(BaseModel):
     """A command addressed to one table, as written to its command stream (field ``c``, JSON)."""
 
-    model_config = ConfigDict(frozen=True)
+    # cache_strings="keys": the JSON parser keeps field names, not the ids it reads (each command
+    # id and table id is new: caching them filled a worker's memory with strings never seen again)
+    model_config = ConfigDict(frozen=True, cache_strings="keys")
 
     id: str
     table: str

@@ -25,7 +25,7 @@ def _script(name: str) -> str:
     return resources.files("service.store.lua").joinpath(name).read_text()
 
 
-KEYS_CACHE = 4096  # tables whose append keys are kept named (see EventStore._append_keys)
+KEYS_CACHE = 512  # tables whose append keys are kept named (see EventStore._append_keys)
 
 
 @dataclass(frozen=True)
