@@ -257,8 +257,10 @@ class TelegramBot:
 
 async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bot | None = None,
                 limits: Limits | None = None, clock: Callable[[], float] = time.time,
-                delivery_options: DeliveryOptions | None = None) -> TelegramBot:
-    """Wire a bot process on ``redis`` (asks Telegram who the bot is, for deep links)."""
+                delivery_options: DeliveryOptions | None = None,
+                gateway: Gateway | None = None) -> TelegramBot:
+    """Wire a bot process on ``redis`` (asks Telegram who the bot is, for deep links), on the
+    process's ``gateway`` when given (``cinq serve``: the runtime's), else on one of its own."""
     bot = bot or make_bot(tg)
     metrics = TelegramMetrics()
     watch = ApiWatch(metrics)
@@ -266,14 +268,16 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
     me = await bot.me()
     username = me.username or ""
     state = PlatformState(redis, settings.key_prefix)
-    gateway = Gateway(redis, settings, clock=clock, bot_username=username)
+    if gateway is None:
+        gateway = Gateway(redis, settings, clock=clock)
+    gateway.name_bot(PLATFORM, username)
     sender = Sender(bot, state, limits or tg.limits())
     presses = Presses(tg.press_wait_s)
     autopass = AutoPass(gateway, state, settings.secrets_bytes(), tg.auto_pass_s)
     handler = OutboxHandler(state, sender, bot_username=username, turn_seconds=settings.turn_seconds,
                             clock=clock, presses=presses, autopass=autopass)
     delivery = Delivery(redis, settings, PLATFORM, tg.consumer, options=delivery_options, clock=clock,
-                        metrics=metrics.delivery)
+                        metrics=metrics.delivery, keys=gateway.keys)
     dp = Dispatcher(gateway=gateway, platform_state=state, sender=sender, secrets=settings.secrets_bytes(),
                     presses=presses, outbox=handler)
     updates = UpdatesInHand()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 import time
 from importlib.metadata import entry_points
@@ -30,7 +29,8 @@ from typing import Any
 from service.ops import logs, operator
 from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
-from service.ops.runtime import build
+from service.ops.running import Adapter, run_until_stopped
+from service.ops.runtime import Runtime, build
 from service.ops.settings import Settings
 from service.ratings.projector import Projector
 from service.tournaments.director import Director
@@ -40,11 +40,12 @@ ADAPTERS_GROUP = "cinq.adapters"
 SHUTDOWN_WAIT_S = 10.0
 
 
-def _adapter(name: str) -> Any:
+def _adapter(name: str) -> Adapter | None:
     found = [ep for ep in entry_points(group=ADAPTERS_GROUP) if ep.name == name]
     if not found:
         return None
-    return found[0].load()
+    adapter: Adapter = found[0].load()
+    return adapter
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,7 +77,6 @@ def _parser() -> argparse.ArgumentParser:
 async def _serve(settings: Settings, adapters: bool) -> int:
     """Run a worker (and the adapters) until SIGTERM/SIGINT; the command in hand is finished."""
     rt = build(settings)
-    loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[Any]] = []
 
     def stop() -> None:
@@ -86,8 +86,12 @@ async def _serve(settings: Settings, adapters: bool) -> int:
         for t in tasks[1:]:
             t.cancel()
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop)
+    await run_until_stopped(_roles(rt, settings, adapters, tasks), stop=stop)
+    return 0
+
+
+async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[asyncio.Task[Any]]) -> None:
+    """The worker's roles (the worker first in ``tasks``), until the worker stops."""
     runner = await start(make_app(rt.redis, rt.metrics, rt.gateway.keys.probe("worker")),
                          settings.http_host, settings.http_port)
     tasks.append(asyncio.create_task(rt.worker.run()))
@@ -99,9 +103,9 @@ async def _serve(settings: Settings, adapters: bool) -> int:
     tasks.append(asyncio.create_task(Director(rt.redis, settings).run(rt.worker.stop)))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
-            if ep.name == "terminal":
-                continue
-            tasks.append(asyncio.create_task(ep.load()(rt)))
+            adapter: Adapter = ep.load()
+            if adapter.serve is not None:
+                tasks.append(asyncio.create_task(adapter.serve(rt)))
     try:
         await tasks[0]
     finally:
@@ -111,7 +115,6 @@ async def _serve(settings: Settings, adapters: bool) -> int:
             # Awaited, with a bound, so that their cleanup runs before the process exits.
             await asyncio.wait(tasks[1:], timeout=SHUTDOWN_WAIT_S)
         await runner.cleanup()
-    return 0
 
 
 async def _stored(settings: Settings, table: str, archive: str | None) -> list[Any] | None:
@@ -192,8 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] not in own and not argv[0].startswith("-"):
         adapter = _adapter(argv[0])
         if adapter is not None:
-            result = adapter(argv[1:])
-            return int(result or 0) if not asyncio.iscoroutine(result) else int(asyncio.run(result) or 0)
+            return int(adapter.run(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     settings = Settings()
     if args.command == "play":
@@ -203,12 +205,12 @@ def main(argv: list[str] | None = None) -> int:
             if web is None:
                 print("the web adapter is not installed (pip install -e .)", file=sys.stderr)
                 return 2
-            return int(web(["play", *args.words, *(["--lang", args.lang] if args.lang else [])]))
+            return int(web.run(["play", *args.words, *(["--lang", args.lang] if args.lang else [])]))
         terminal = _adapter("terminal")
         if terminal is None:
             print("the terminal adapter is not installed (pip install -e .)", file=sys.stderr)
             return 2
-        return int(terminal(args.words, auto=args.auto, lang=args.lang))
+        return int(terminal.run(args.words, auto=args.auto, lang=args.lang))
     logs.configure(settings.log_level)
     if args.command in ("serve", "worker"):
         return asyncio.run(_serve(settings, adapters=args.command == "serve"))

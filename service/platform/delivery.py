@@ -93,7 +93,8 @@ class Delivery(Sending, Partitioning):
 
     def __init__(self, redis: Any, settings: Settings, platform: str, consumer: str | None = None, *,
                  options: DeliveryOptions | None = None, metrics: DeliveryMetrics | None = None,
-                 rng: random.Random | None = None, clock: Callable[[], float] = time.time) -> None:
+                 rng: random.Random | None = None, clock: Callable[[], float] = time.time,
+                 keys: Keys | None = None) -> None:
         self.redis = redis
         self.settings = settings
         self.platform = platform
@@ -102,7 +103,7 @@ class Delivery(Sending, Partitioning):
         self.metrics = metrics or DeliveryMetrics()
         self.rng = rng or random.Random()
         self.clock = clock
-        self.keys = Keys.of(settings)
+        self.keys = keys or Keys.of(settings)
         self.dk = DeliveryKeys(self.keys, platform)
         self.log = logs.get("delivery").bind(platform=platform, consumer=self.consumer)
         self.owned: dict[int, _Partition] = {}

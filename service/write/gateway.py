@@ -97,9 +97,16 @@ class Gateway:
         self.secrets = settings.secrets_bytes()
         self.clock = clock
         self.bot_username = bot_username
+        # Each platform's own bot name (`/new@name`), when the platform has one: one gateway serves
+        # every adapter of a process (service.ops.runtime), each naming its bot (name_bot).
+        self.bot_names: dict[str, str] = {}
         self._reply = redis.register_script(_REPLY)
         self._point_room = redis.register_script(_POINT_ROOM)
         self.ratings = RatingStore(redis, settings.key_prefix)
+
+    def name_bot(self, platform: str, username: str) -> None:
+        """The name of ``platform``'s bot, for the commands addressed to a bot (``/new@name``)."""
+        self.bot_names[platform] = username
 
     def table_for(self, command_id: str | None) -> str:
         """The id of the table a ``/new`` or ``/play`` creates: derived from the adapter's command id
@@ -163,7 +170,7 @@ class Gateway:
         if token is not None:
             return await self._action(cid, token, user, room, locale, answer, moderator)
         try:
-            parsed = parse_command(text or "", bot=self.bot_username)
+            parsed = parse_command(text or "", bot=self.bot_names.get(room.platform, self.bot_username))
         except ProtocolError as e:
             # Plain chat in a group is not for us; a command for another bot is not either.
             if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):

@@ -61,12 +61,13 @@ class Worker(Intake, Finishing):
     def __init__(self, redis: Any, settings: Settings, *, name: str | None = None,
                  clock: Callable[[], float] = time.time, seeds: Callable[[], str] = new_seed,
                  choose_move: Callable[[dict[str, Any], str, int], str] | None = None,
-                 metrics: Metrics | None = None, timers: bool = True, keys: Keys | None = None) -> None:
+                 metrics: Metrics | None = None, timers: bool = True, keys: Keys | None = None,
+                 store: EventStore | None = None) -> None:
         self.redis = redis
         use_hiredis_packing(redis)  # the pipelines of appends are packed in C (see service.store.packing)
         self.settings = settings
         self.keys = keys or Keys.of(settings)
-        self.store = EventStore(redis, self.keys)
+        self.store = store or EventStore(redis, self.keys)
         self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
