@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from adapters.telegram.callbacks import Lobby
 from adapters.telegram.texts import announcements, hand_text, lobby_text, table_text
@@ -41,9 +41,9 @@ Rows = tuple[tuple[tuple[str, str, str], ...], ...]
 
 @dataclass(frozen=True)
 class Content:
-    """A message's text and inline keyboard (rows of ``{"text", "data"|"url"}``).  ``pages``: other
-    keyboards the message can switch to (a two-step pick of a move, :mod:`adapters.telegram.keyboards`),
-    by name; kept with the content in Redis."""
+    """A message's text and inline keyboard (rows of ``(text, "data"|"url"|"web_app", value)``).
+    ``pages``: other keyboards the message can switch to (a two-step pick of a move,
+    :mod:`adapters.telegram.keyboards`), by name; kept with the content in Redis."""
 
     text: str
     rows: Rows = ()
@@ -53,9 +53,8 @@ class Content:
         """The aiogram keyboard (None: no keyboard)."""
         if not self.rows:
             return None
-        return InlineKeyboardMarkup(inline_keyboard=[
-            [InlineKeyboardButton(text=t, url=v) if k == "url"
-             else InlineKeyboardButton(text=t, callback_data=v) for t, k, v in row] for row in self.rows])
+        keyboard = [[_button(t, k, v) for t, k, v in row] for row in self.rows]
+        return InlineKeyboardMarkup(inline_keyboard=keyboard)
 
     def digest(self) -> str:
         """A digest of text and keyboard: an edit to identical content is never sent."""
@@ -71,8 +70,13 @@ class Content:
     @classmethod
     def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
         """What a message received from Telegram shows (to compare with what it should show)."""
-        rows = tuple(tuple((b.text, "url", b.url) if b.url else (b.text, "data", b.callback_data or "")
-                           for b in row) for row in (markup.inline_keyboard if markup else []))
+        def one(b: InlineKeyboardButton) -> tuple[str, str, str]:
+            if b.url:
+                return b.text, "url", b.url
+            if b.web_app:
+                return b.text, "web_app", b.web_app.url
+            return b.text, "data", b.callback_data or ""
+        rows = tuple(tuple(one(b) for b in row) for row in (markup.inline_keyboard if markup else []))
         return cls(text or "", rows)
 
     @classmethod
@@ -83,6 +87,14 @@ class Content:
 
         pages = tuple((str(name), rows(r)) for name, r in data.get("pages") or [])
         return cls(data["text"], rows(data.get("rows", [])), pages)
+
+
+def _button(text: str, kind: str, value: str) -> InlineKeyboardButton:
+    if kind == "url":
+        return InlineKeyboardButton(text=text, url=value)
+    if kind == "web_app":
+        return InlineKeyboardButton(text=text, web_app=WebAppInfo(url=value))
+    return InlineKeyboardButton(text=text, callback_data=value)
 
 
 @dataclass(frozen=True)
@@ -176,6 +188,29 @@ def hand_link(locale: str, bot_username: str, table: str) -> tuple[str, str, str
     return translate(locale, "tg.btn.hand"), "url", f"https://t.me/{bot_username}?start={table}"
 
 
+def web_button(msg: Message, *, group: bool, bot_username: str) -> tuple[str, str, str] | None:
+    """The web table's button, when the message carries a link (the web table is configured).
+
+    In a private chat, a Mini App (``web_app``) on the message's own link.  In a group, where Telegram
+    allows no ``web_app`` button, a ``startapp`` deep link: the Mini App opens for whoever taps it,
+    on this table, and shows that person's own hand if they play (they are known by Telegram's
+    ``initData``, not by the link, which everyone in the group can tap).  A replay is public: its page
+    is linked as it is."""
+    if not msg.link or not msg.table:
+        return None
+    label = translate(msg.locale, "tg.btn.replay_web" if msg.kind == "replay" else "tg.btn.web")
+    if not group:
+        return label, "web_app", msg.link
+    if msg.kind == "replay":
+        return label, "url", msg.link
+    return label, "url", f"https://t.me/{bot_username}?startapp={msg.table}"
+
+
+def _web_rows(msg: Message, group: bool, bot_username: str) -> tuple[tuple[tuple[str, str, str], ...], ...]:
+    button = web_button(msg, group=group, bot_username=bot_username)
+    return ((button,),) if button else ()
+
+
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:
     """The time the person to move has left: the service's deadline in the message (None: no turn
     timer, or an AI player's turn); estimated from ``turn_seconds`` only for a message written
@@ -233,6 +268,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if to.player.platform != PLATFORM:
             return out
         chat = to.player.user
+        web = _web_rows(msg, False, bot_username)
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
             drawn = hand_text(msg, seat_names)
@@ -242,20 +278,21 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
             from adapters.telegram.keyboards import move_keyboard  # it builds on Content, defined here
 
             keys = move_keyboard(msg)
-            content = Content(_clip(text), keys.rows, keys.pages)
+            content = Content(_clip(text), keys.rows + web, keys.pages)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc,
                                 fresh=msg.id.startswith(HAND_PREFIX)))
         else:
-            out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
+            out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
         return out
     room = to.room
     if room is None or room.platform != PLATFORM:
         return out
     chat, group = room.chat, room.kind == "group"
     view = msg.view or {}
+    web = _web_rows(msg, group, bot_username)
     if msg.kind == "table" and table:
-        rows: tuple[tuple[tuple[str, str, str], ...], ...] = ()
+        rows: tuple[tuple[tuple[str, str, str], ...], ...] = () if group else web
         text = msg.text
         if group:
             out.group_table = (chat, table)
@@ -263,7 +300,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
                 rows = lobby_rows(loc, table)
                 text = lobby_text(msg)
             elif "status" not in view:  # an engine view: the match runs
-                rows = ((hand_link(loc, bot_username, table),),)
+                rows = ((hand_link(loc, bot_username, table), *(web[0] if web else ())),)
                 text = table_text(msg, seat_names)
                 left = _time_left(msg, now, written_at, turn_seconds)
                 text = f"{text}\n{left}" if left else text
@@ -276,12 +313,13 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         return out
     if msg.kind == "match_over" and table:
         final = render_view(view, loc, names=seat_names) if view else msg.text
-        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final)), (msg.id,)))
+        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final), web),
+                            (msg.id,)))
         summary = "\n\n".join([translate(loc, "tg.summary", text=msg.text),
                                translate(loc, "tg.replay", table=table)])
         out.ops.append(Post(chat, Content(_clip(summary)), msg.id))
         if group:
             out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
-    out.ops.append(Post(chat, Content(_clip(msg.text)), msg.id))
+    out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
     return out

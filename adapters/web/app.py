@@ -146,8 +146,9 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             # reconnects before any message came resumes from there (and misses nothing).
             await resp.send(json.dumps(first), event="state", id=position)
             async for mid, msg in watch.follow(v.table, v.person, position):
-                await resp.send(json.dumps(page_message(msg.rendered(v.locale), v.person, v.locale)),
-                                event="message", id=mid)
+                # page_message puts the lines into words itself: no msg.rendered(), whose text
+                # drawing of the view (a millisecond per message and viewer) the page never shows.
+                await resp.send(json.dumps(page_message(msg, v.person, v.locale)), event="message", id=mid)
         return resp
 
     async def move(request: web.Request) -> web.Response:

@@ -32,7 +32,7 @@ class WebAdapter:
     """The page's HTTP server and its watch over the outbox, started and stopped together."""
 
     def __init__(self, redis: Any, settings: Settings, ws: WebSettings, *, clock: Any = time.time,
-                 block_ms: int = 1000, gateway: Gateway | None = None) -> None:
+                 block_ms: int = 200, gateway: Gateway | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
         self.gateway = gateway or Gateway(redis, settings, clock=clock)
         self.watch = Watch(redis, settings, block_ms=block_ms)

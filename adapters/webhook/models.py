@@ -138,7 +138,8 @@ class OutboundMessage(BaseModel):
     """A message the service sends to the platform's callback URL.
 
     ``text`` reads well by itself; ``buttons`` are the recipient's choices; ``view`` is the structured
-    state of the table as this recipient may see it, for a platform's own rendering.  ``id`` is the
+    state of the table as this recipient may see it, for a platform's own rendering; ``link``, the web
+    table this recipient may open (a button of the platform's own).  ``id`` is the
     idempotency key (also the ``webhook-id`` header): a retried or replayed delivery has the same.
     """
 
@@ -162,6 +163,12 @@ class OutboundMessage(BaseModel):
     seats: list[SeatPerson | None] | None = Field(
         default=None, description="on a chat's match_over: who sat in each seat, in seat order (null for "
         "a seat an AI player played), to count wins per person; null on other messages")
+    link: str | None = Field(
+        default=None, description="the web table for this recipient, when the service runs one "
+        "(CINQ_WEB_PUBLIC_URL): on a hand, the person's own signed link (it shows their cards: it is only "
+        "ever on a message to that person, never on a chat's); on a chat's table or match_over, a "
+        "spectator's link (no hand); on a replay, the replay page; null otherwise. A signed link "
+        "expires (6 hours after delivery); a later message carries a fresh one")
 
     @classmethod
     def of(cls, msg: Message) -> OutboundMessage:
@@ -176,7 +183,7 @@ class OutboundMessage(BaseModel):
             platform = msg.to.player.platform
         return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
                    locale=msg.locale, text=msg.text, view=msg.view, deadline=msg.deadline, code=msg.code,
-                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions],
+                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions], link=msg.link,
                    seats=None if msg.seats is None else
                    [None if p is None else SeatPerson(platform=p.platform, name=p.name,
                                                       id=p.user if p.platform == platform else None)

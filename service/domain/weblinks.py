@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import orjson
 
-__all__ = ["LINK_TTL_S", "LinkClaims", "LinkError", "issue_link", "open_link", "table_url"]
+__all__ = ["LINK_TTL_S", "LinkClaims", "LinkError", "issue_link", "open_link", "replay_url", "table_url"]
 
 LINK_TTL_S = 6 * 3600
 """How long a link in a message opens its table: a match, with room to spare."""
@@ -107,3 +107,8 @@ def open_link(secrets: Sequence[bytes], token: str, now: float) -> LinkClaims:
 def table_url(base: str, token: str) -> str:
     """The page's address for a link token (``base``: the web adapter's public URL)."""
     return f"{base.rstrip('/')}/t?k={quote(token)}"
+
+
+def replay_url(base: str, table: str) -> str:
+    """The page that steps through a finished table's match (public: no token)."""
+    return f"{base.rstrip('/')}/replay/{quote(table)}"

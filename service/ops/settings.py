@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     retain_finished_days: float | None = Field(default=30.0, ge=0)
     retain_interval_s: float = Field(default=3600.0, gt=0)
     archive_dir: str = "archive"
+    # The web table's public address (adapters/web): with it set, the delivered messages carry each
+    # recipient's link to the page (service.platform.links), and `cinq serve` runs the web adapter.
+    web_public_url: str | None = None
     # Observability.
     http_host: str = "127.0.0.1"
     http_port: int = 8080

@@ -3,7 +3,8 @@
 Every platform-facing adapter (the HTTP webhook, Telegram) delivers outbox messages the same way, so
 the platform-neutral part lives here; the adapter only supplies a *handler* that sends one message
 (already :meth:`~service.platform.outbox.Message.rendered`: its text and action labels are in the recipient's
-language)::
+language; with the web table configured, its :attr:`~service.platform.outbox.Message.link` set by
+:mod:`service.platform.links`)::
 
     delivery = Delivery(redis, settings, "acme")          # one per process and platform
     await delivery.run(handler, stop)                     # until ``stop`` is set
@@ -75,6 +76,7 @@ from service.platform.delivery_model import (
     wait_or_stop,
 )
 from service.platform.doorbell import Doorbell
+from service.platform.links import Links
 from service.platform.outbox import Message
 from service.platform.partitions import Partitioning, _Partition
 from service.platform.sending import Sending
@@ -94,8 +96,11 @@ class Delivery(Sending, Partitioning):
     def __init__(self, redis: Any, settings: Settings, platform: str, consumer: str | None = None, *,
                  options: DeliveryOptions | None = None, metrics: DeliveryMetrics | None = None,
                  rng: random.Random | None = None, clock: Callable[[], float] = time.time,
-                 keys: Keys | None = None) -> None:
+                 keys: Keys | None = None, links: Links | None = None) -> None:
         self.redis = redis
+        # The web table's links on each message: given, else from the settings (none without
+        # CINQ_WEB_PUBLIC_URL).
+        self.links = links or Links.of(settings, clock)
         self.settings = settings
         self.platform = platform
         self.consumer = consumer or f"d-{secrets.token_hex(4)}"

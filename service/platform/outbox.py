@@ -74,6 +74,10 @@ class Message(BaseModel):
     # On a room's ``match_over``: who sits in each seat, in seat order (the person, or None for a seat
     # an AI player plays), so that a platform can count wins per person; None on other messages.
     seats: list[Player | None] | None = None
+    # The recipient's address of the web table (a person's own link on their hand, a spectator's on a
+    # room's table, the replay page on a replay), set on delivery when the web table is configured
+    # (:mod:`service.platform.links`); never written to the outbox.
+    link: str | None = None
 
     def dumps(self) -> str:
         """The JSON written to the outbox stream."""

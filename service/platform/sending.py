@@ -43,6 +43,7 @@ class Sending:
     clock: Callable[[], float]
     dk: DeliveryKeys
     group: Group
+    links: Any  # service.platform.links.Links | None
     log: Any
     _acked: set[str]
     _in_hand: set[tuple[str, str]]
@@ -124,6 +125,8 @@ class Sending:
         try:
             # The worker leaves the text deferred: it is written here, in the recipient's language.
             msg = it.msg.rendered()
+            if self.links is not None:  # the web table's link, when it is configured
+                msg = self.links.attach(msg)
         except Exception as e:  # a message that cannot be rendered never will be: keep it for an operator
             await self._dead_letter(it, f"unrenderable: {type(e).__name__}: {e}", 0)
             return

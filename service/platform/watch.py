@@ -71,7 +71,7 @@ class _Sub:
 class Watch:
     """Follows the outbox for the tables someone watches (see the module docstring)."""
 
-    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 1000) -> None:
+    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 200) -> None:
         self.redis = redis
         self.settings = settings
         self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)

@@ -6,7 +6,7 @@
   const RANKS = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
   const SUITS = ["o", "c", "e", "b"];
   const S = {k: null, table: null, spectator: true, room: null, hand: null, i18n: null, seen: new Set(),
-             lastMove: null, busy: false};
+             lastMove: null, busy: false, sentAt: null, shownAt: {}, drawn: -1, painting: false};
   window.cinq = S; // for the tests and the benchmark: the state the page draws from
   const tr = (key, p) => {
     let s = (S.i18n && S.i18n.t[key]) || key;
@@ -15,6 +15,9 @@
   };
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
   const cardName = (code) => (S.i18n && S.i18n.cards[code]) || code;
+  // Wall-clock milliseconds comparable between pages (the benchmark times a click in one page to the
+  // table drawn in another).
+  const clock = () => performance.timeOrigin + performance.now();
 
   function theme() {
     // A Mini App gets Telegram's colours in the URL fragment (tgWebAppThemeParams).
@@ -28,13 +31,21 @@
     return h.get("tgWebAppData");
   }
 
+  function linkClaims(k) {
+    // What a link says (not secret, only signed): {p, u, t, e}; null if it is not one.
+    try { return JSON.parse(atob(k.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))); } catch (e) { return null; }
+  }
   async function credentials() {
     const q = new URLSearchParams(location.search);
-    if (q.get("k")) return q.get("k");
+    const k = q.get("k");
     const initData = theme();
+    // A person's link is theirs; a spectator's link opened as a Mini App (a private chat's table
+    // button) is traded with Telegram's initData for the person's own view of that table.
+    const claims = k ? linkClaims(k) : null;
+    if (k && (!initData || !claims || claims.p)) return k;
     if (!initData) return null;
     const r = await fetch("/api/session", {method: "POST", headers: {"content-type": "application/json"},
-      body: JSON.stringify({init_data: initData, table: q.get("table")})});
+      body: JSON.stringify({init_data: initData, table: q.get("table") || (claims && claims.t)})});
     if (!r.ok) { await refused(r); return null; }
     return (await r.json()).k;
   }
@@ -200,6 +211,18 @@
     a.textContent = tr("web.replay");
     a.href = `/replay/${S.table}?lang=${S.i18n.locale}`;
   }
+  // A move brings several messages at once (the room's, the hand's, the AI's reply): the table is
+  // drawn once per frame, not once per message, which leaves a loaded phone's CPU to the next ones.
+  function paint() {
+    if (S.painting) return;
+    S.painting = true;
+    requestAnimationFrame(() => {
+      S.painting = false;
+      draw();
+      const v = S.room ? S.room.version : -1;
+      if (v !== S.drawn) { S.drawn = v; S.shownAt[v] = clock(); }
+    });
+  }
   function tick() {
     if (!S.deadline) { $("clock").textContent = ""; return; }
     const s = Math.max(0, Math.round(S.deadline - Date.now() / 1000));
@@ -211,12 +234,14 @@
   async function send(a) {
     if (S.busy) return;
     S.busy = true;
-    S.sentAt = performance.now();
-    $("notice").textContent = "";
-    draw();
+    S.sentAt = clock();
     const id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
-    const r = await fetch(`/api/move?k=${encodeURIComponent(S.k)}`, {method: "POST",
+    // The move leaves first; the hand is dimmed while it travels (a redraw is not worth the wait).
+    const sent = fetch(`/api/move?k=${encodeURIComponent(S.k)}`, {method: "POST",
       headers: {"content-type": "application/json"}, body: JSON.stringify({token: a.token, id})});
+    $("notice").textContent = "";
+    paint();
+    const r = await sent;
     if (!r.ok) { S.busy = false; await refused(r); draw(); }
   }
 
@@ -230,8 +255,9 @@
       $("conn").hidden = true;
       for (const m of st.messages) take(m);
       draw();
+      S.drawn = S.room ? S.room.version : -1;
     });
-    es.addEventListener("message", (e) => { take(JSON.parse(e.data)); S.lastId = e.lastEventId; draw(); });
+    es.addEventListener("message", (e) => { take(JSON.parse(e.data)); S.lastId = e.lastEventId; paint(); });
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) { $("notice").textContent = tr("web.refused.unauthorized"); return; }
       $("conn").hidden = false;

@@ -227,6 +227,8 @@ class FakeTelegram:
         chat = int(p["chat_id"])
         if not p.get("text"):
             return 400, "Bad Request: message text is empty"
+        if _web_app_in_group(chat, p):
+            return 400, "Bad Request: BUTTON_TYPE_INVALID"
         if chat > 0 and chat not in self.started:
             return 403, "Forbidden: bot can't initiate conversation with a user"
         self._ids[chat] = self._ids.get(chat, 0) + 1
@@ -241,6 +243,8 @@ class FakeTelegram:
         if m is None:
             return 400, "Bad Request: message to edit not found"
         markup = p.get("reply_markup") or None
+        if _web_app_in_group(key[0], p):
+            return 400, "Bad Request: BUTTON_TYPE_INVALID"
         if m.text == p["text"] and m.markup == markup:
             return 400, "Bad Request: message is not modified"
         self._seq += 1
@@ -310,6 +314,12 @@ class FakeTelegram:
             self._arrived.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._arrived.wait(), timeout=left)
+
+
+def _web_app_in_group(chat: int, params: dict[str, Any]) -> bool:
+    """Telegram allows ``web_app`` buttons in private chats only (a group gets BUTTON_TYPE_INVALID)."""
+    rows = (params.get("reply_markup") or {}).get("inline_keyboard", [])
+    return chat < 0 and any("web_app" in b for row in rows for b in row)
 
 
 def _value(text: str) -> Any:
