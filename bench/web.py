@@ -24,7 +24,6 @@ from playwright.async_api import async_playwright
 from redis.asyncio import Redis
 
 from bench.capacity import start_redis
-
 from service.domain.identities import Player, Room
 from service.domain.weblinks import issue_link, table_url
 from tests.adapters.web.support import CHROMIUM, Stack
