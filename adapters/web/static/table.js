@@ -242,7 +242,8 @@
     $("notice").textContent = "";
     paint();
     const r = await sent;
-    if (!r.ok) { S.busy = false; await refused(r); draw(); }
+    // The answer is read to its end (a body left unread holds its connection; one is the feed's).
+    if (!r.ok) { S.busy = false; await refused(r); draw(); } else await r.text();
   }
 
   // --- following --------------------------------------------------------------------------------
