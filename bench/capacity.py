@@ -64,11 +64,13 @@ def start_redis() -> tuple[subprocess.Popen[bytes], str]:
 
 async def used(r: Any) -> int:
     """``used_memory`` less the clients' buffers (``mem_clients_normal``: this process's connection
-    pool grows with the delivery's lanes, which is not what a table costs), after a pause for lazy
-    frees."""
+    pool grows with the delivery's lanes, which is not what a table costs) and the script cache,
+    after a pause for lazy frees."""
     await asyncio.sleep(0.3)
     info = await r.info("memory")
-    return int(info["used_memory"]) - int(info.get("mem_clients_normal", 0))
+    # Lua scripts are a fixed cost loaded once (trim loads its own), not what a table costs.
+    scripts = int(info.get("used_memory_scripts", 0))
+    return int(info["used_memory"]) - int(info.get("mem_clients_normal", 0)) - scripts
 
 
 async def by_group(r: Any) -> dict[str, int]:

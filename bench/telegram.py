@@ -1,6 +1,7 @@
 """Bot API calls of the Telegram adapter, measured against the fake Bot API server of the tests.
 
 usage: bench/telegram.py [--scale 0.25] [--think 2.0] [--games 2] [--seed 1] [--modes webhook,polling]
+                         [--game cinquillo|535]
 
 A group match of four (three people and one AI player, Cinquillo) is played through the whole
 pipeline: the service's worker in-process on fakeredis, the bot (aiogram, sender, delivery) talking to
@@ -12,11 +13,14 @@ Telegram's limits (1 call/s per chat, 20/min per group, 30/s overall), the bot's
 long poll's timeout and the people's thinking time are all multiplied by ``--scale``, so that a
 "minute" lasts ``60 * scale`` seconds; the worker's own speed is not scaled.
 
-Printed, per mode: Bot API calls per move (every call from the Start press to the summary, divided by
-the moves played, AI moves included), by method, and three totals: every call; without
-``getUpdates`` (the long poll: a cost per update batch and per idle timeout, not per move, and not
-counted by Telegram's flood limits); and only the calls that send or edit a message (what the flood
-limits count).  Then the most calls to the group in any (scaled) minute, which must stay under 20.
+Printed, per mode: the time from a press to the next edit of the group's table (median, p95, in
+real-time seconds: measured / scale), taps per move (a two-step pick of 535 counts two; forced
+passes, made by the bot, are excluded), Bot API calls per move (every call from the Start press
+to the summary, divided by the moves played, AI moves included), by method, and three totals:
+every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout,
+not per move, and not counted by Telegram's flood limits); and only the calls that send or edit
+a message (what the flood limits count).  Then the most calls to the group in any (scaled)
+minute, which must stay under 20.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fakeredis
 
+from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.config import Limits, TelegramSettings
+from adapters.telegram.keyboards import PAGE_PREFIX
 from service.domain.events import MovePlayed
 from service.domain.identities import Room
 from service.ops import logs
@@ -53,15 +59,34 @@ async def _wait(cond, timeout: float = 60.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def one_match(scale: float, think: float, rng: random.Random, mode: str) -> dict[str, Any]:
+def _turn(w: World, p: Any) -> Any:
+    """A person's latest private message if it offers a move (tokens) or a kind of move (pages)."""
+    msgs = w.fake.chat_messages(p.id)
+    if not msgs:
+        return None
+    m = max(msgs, key=lambda m: m.seq)
+    datas = [b.get("callback_data") or "" for b in m.buttons()]
+    return m if any(TOKEN_RE.match(d) or d.startswith(PAGE_PREFIX) for d in datas) else None
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+async def one_match(scale: float, think: float, rng: random.Random, mode: str, game: str) -> dict[str, Any]:
     """Play one group match and return its figures."""
     limits = Limits().scaled(scale)
     redis = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
-    polling_timeout = max(1, round(TelegramSettings().polling_timeout * scale))
-    async with World(redis, limits=limits, transport=mode, polling_timeout=polling_timeout) as w:
+    tg = TelegramSettings()
+    polling_timeout = max(1, round(tg.polling_timeout * scale))
+    async with World(redis, limits=limits, transport=mode, polling_timeout=polling_timeout,
+                     auto_pass_s=tg.auto_pass_s * scale) as w:
         for p in PEOPLE:
             await w.say(p, "/start")
-        await w.say(PEOPLE[0], "/new cinquillo", chat=GROUP_ID)
+        await w.say(PEOPLE[0], f"/new {game}", chat=GROUP_ID)
         await w.quiet()
         lobby, join = w.button(GROUP_ID, "lb:join")
         for p in PEOPLE[1:]:
@@ -76,29 +101,51 @@ async def one_match(scale: float, think: float, rng: random.Random, mode: str) -
             return any(m.text.startswith("🏁") for m in w.fake.chat_messages(GROUP_ID))
 
         last_seq = 0
+        taps = 0
+        pressed: list[float] = []  # when each move button was pressed
         while not over():
-            ready = [(p, f) for p in PEOPLE
-                     if (f := w.move_buttons(p.id)) is not None and f[0].seq > last_seq]
+            ready = [(p, m) for p in PEOPLE if (m := _turn(w, p)) is not None and m.seq > last_seq]
             if not ready:
                 await asyncio.sleep(0.005)
                 continue
-            p, (shown, moves) = max(ready, key=lambda pf: pf[1][0].seq)
-            await asyncio.sleep(think * scale)
+            p, shown = max(ready, key=lambda pm: pm[1].seq)
+            datas = [b.get("callback_data") or "" for b in shown.buttons()]
+            tokens = [d for d in datas if TOKEN_RE.match(d)]
+            kinds = [d for d in datas if d.startswith(PAGE_PREFIX)]
             last_seq = shown.seq
-            await w.press(p, shown, rng.choice(moves)["callback_data"])
+            labels = [b["text"] for b in shown.buttons() if TOKEN_RE.match(b.get("callback_data") or "")]
+            if not kinds and len(tokens) == 1 and labels[0].startswith("⏭") and tg.auto_pass_s > 0:
+                continue  # a forced pass: nobody taps, the bot passes for them
+            await asyncio.sleep(think * scale)
+            if kinds:
+                choice = rng.choice(kinds + [t for t, lab in zip(tokens, labels, strict=True)
+                                             if lab.startswith("⏭")])
+            else:
+                choice = rng.choice(tokens)
+            taps += 1
+            if TOKEN_RE.match(choice):
+                pressed.append(time.monotonic())
+            await w.press(p, shown, choice)
         await w.quiet()
         elapsed = time.monotonic() - t0
         calls = w.fake.calls[first:]
         table = await w.tg.gateway.table_of(Room(platform="telegram", chat=str(GROUP_ID), kind="group"))
-        moves = sum(isinstance(s.event, MovePlayed) for s in await history(w.workers[0].store, table))
+        stored = await history(w.workers[0].store, table)
+        played = [s.event for s in stored if isinstance(s.event, MovePlayed)]
+        moves = len(played)
+        people_moves = sum(e.cause == "player" for e in played)
         group = [c.at for c in calls if c.chat == GROUP_ID and c.method in SENDS]
+        edits = sorted(c.at for c in calls if c.chat == GROUP_ID and c.method == "editMessageText")
+        lag = [next((e for e in edits if e > t), float("nan")) - t for t in pressed]
         window = 60.0 * scale
         peak = max((sum(1 for t in group if s <= t < s + window) for s in group), default=0)
         by = Counter(f"{c.method} ({'group' if (c.chat or 0) < 0 else 'private' if c.chat else '-'})"
                      for c in calls)
         replies = sum(c.method == "answerCallbackQuery" for c in w.fake.webhook_replies)
+    auto = people_moves - len(pressed)  # the people's moves nobody tapped: forced passes
     return {"moves": moves, "calls": len(calls), "by": by, "replies": replies, "group_calls": len(group),
-            "peak": peak, "seconds": elapsed}
+            "peak": peak, "seconds": elapsed, "lag": [x / scale for x in lag if x == x], "taps": taps,
+            "tapped_moves": people_moves - auto, "auto": auto}
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -109,6 +156,7 @@ async def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--modes", default="webhook,polling")
+    ap.add_argument("--game", default="cinquillo", choices=["cinquillo", "535"])
     args = ap.parse_args(argv)
     logs.configure("ERROR")
     peak = 0
@@ -116,7 +164,7 @@ async def main(argv: list[str] | None = None) -> int:
         rng = random.Random(args.seed)
         rows = []
         for i in range(args.games):
-            r = await one_match(args.scale, args.think, rng, mode)
+            r = await one_match(args.scale, args.think, rng, mode, args.game)
             rows.append(r)
             print(f"{mode} match {i + 1}: {r['moves']} moves, {r['calls']} calls "
                   f"({r['calls'] / r['moves']:.2f}/move); {r['replies']} answers in webhook responses; "
@@ -133,6 +181,12 @@ async def main(argv: list[str] | None = None) -> int:
         print(f"  {'all calls':34} {total / moves:5.2f}   (goal < 1.5)")
         print(f"  {'without getUpdates':34} {(total - polls) / moves:5.2f}")
         print(f"  {'messages sent or edited':34} {sends / moves:5.2f}")
+        lag = [x for r in rows for x in r["lag"]]
+        print(f"  press -> group table edit (real-time s): median {_pct(lag, 0.5):.2f}, "
+              f"p95 {_pct(lag, 0.95):.2f}   (goal ~1.5)")
+        taps, tapped = sum(r["taps"] for r in rows), sum(r["tapped_moves"] for r in rows)
+        print(f"  taps per move (forced passes excluded) {taps / max(tapped, 1):.2f}   (goal <= 1.0); "
+              f"forced passes made by the bot: {sum(r['auto'] for r in rows)}")
     print(f"Most calls to one group in any minute: {peak}; must stay under 20")
     print(f"(limits and thinking time scaled by {args.scale}: a minute is {60 * args.scale:.0f} s; "
           f"people think {args.think} s per move)")

@@ -12,8 +12,9 @@ AI decision is seeded from the deal and the ply, so results do not depend on wor
 A fair share is 1/players.
 
 Levels: ``easy``, ``medium``, ``hard`` (``engine.ai``), and ``pimc`` (benchmark only, 535): flat
-determinized Monte Carlo over *every* legal move with the medium playouts, no pruning, at the same
-budget as ``hard`` (a plain fair searcher to measure ``hard`` against).
+determinized Monte Carlo over *every* legal move with the medium playouts, uniform deals, no
+pruning, at the same budget as ``hard`` (a plain fair searcher to measure ``hard`` against);
+``pimc/k=../prune=../z=../after=../pool=../beta=..`` varies it (see :func:`pimc_settings`).
 
 Timing, for the tested level's decisions with more than one legal move: CPU time (``process_time``,
 what the decision costs one core) p50 / p99 / max, and wall-clock p99 with the garbage collector on
@@ -23,6 +24,11 @@ searching levels a time budget on the CPU clock (``--clock wall`` for the wall c
 usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--deals 1000]
            [--matchups hard:medium] [--iterations N] [--budget-ms MS] [--clock cpu|wall]
            [--workers 2] [--batch 5] [--seed 1] [--minutes M] [--out bench/results/tournament.txt]
+           [--scores scores.json]
+
+``hard`` plays as the service does: at most ``engine.ai.DEFAULT_ITERATIONS`` iterations (or
+``--iterations``), capped by ``--budget-ms``.  ``--scores`` writes every row's per-deal scores, for
+``bench/paired.py`` (two variants compared on the same deals).
 
 ``--minutes`` stops the run after M minutes and reports the deals finished by then (the rows
 then have fewer deals than asked, which their ``deals`` column says).
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
 import multiprocessing
 import pathlib
@@ -46,14 +53,14 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from tqdm import tqdm
 
 import engine
-from engine.ai import choose_move, five35_pimc
+import engine.ai
+from engine.ai import choose_move, cinquillo_belief, five35_pimc
 from engine.ai.games import Five35Game, game_for
 
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "cinquillo": {"preset": "clasico"},
     "535": {"target": 1},
 }
-SEARCHERS = ("hard", "pimc")
 
 
 @dataclass(frozen=True)
@@ -77,32 +84,76 @@ class Outcome:
     """What a batch produced: per deal the tested level's score, and its decision times (s)."""
 
     scores: list[float] = field(default_factory=list)
+    deals: list[int] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+
+
+def pimc_settings(level: str) -> dict[str, Any]:
+    """The settings of a ``pimc`` level: ``pimc`` alone is plain PIMC (every move, no pruning, no
+    belief); ``pimc/k=4/prune=1/z=3/after=24/pool=64/beta=2`` sets any of them (experiments)."""
+    out: dict[str, Any] = {"k": 0, "prune": 0, "z": five35_pimc.PRUNE_Z,
+                           "after": five35_pimc.PRUNE_AFTER, "pool": 0, "beta": 2.0}
+    for part in level.split("/")[1:]:
+        key, value = part.split("=")
+        if key not in out:
+            raise ValueError(f"unknown pimc setting {key!r} in {level!r}")
+        out[key] = float(value)
+    return out
 
 
 def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
     """The move of ``level`` (``pimc`` included) from ``view``, with the job's search budget."""
     clock = time.perf_counter if job.wall_clock else time.process_time
     if level.startswith("pimc"):
-        rng = random.Random(seed)
-        game = game_for(view, rng, heuristic_playouts=True)
-        assert isinstance(game, Five35Game), "pimc plays 535 only"
         if len(view["legal_moves"]) == 1:
             return str(view["legal_moves"][0])
+        started = clock()
+        opts = pimc_settings(level)
+        rng = random.Random(seed)
+        game = game_for(view, rng, heuristic_playouts=True, belief_pool=int(opts["pool"]),
+                        belief_beta=opts["beta"])
+        assert isinstance(game, Five35Game), "pimc plays 535 only"
         iters = job.iterations if job.iterations or job.budget_ms else 100
-        budget = job.budget_ms / 1000 * 0.95 if job.budget_ms else None
-        top_k, prune = 0, False
-        if level != "pimc":  # pimc-K-P: the K best moves (0: all), P=1: with pruning (experiments)
-            _, k, pr = level.split("-")
-            top_k, prune = int(k), pr == "1"
+        budget = (engine.ai.BUDGET_SHARE * job.budget_ms / 1000 - (clock() - started)
+                  if job.budget_ms else None)
         move = five35_pimc.choose(game, rng, iterations=iters, budget_s=budget, clock=clock,
-                                  top_k=top_k, prune=prune)
+                                  top_k=int(opts["k"]), prune=bool(opts["prune"]),
+                                  prune_z=opts["z"], prune_after=int(opts["after"]))
         return str(game.rules.encode(game.base, move))
-    if level == "hard":
-        return choose_move(view, level=level, seed=seed, iterations=job.iterations,
-                           budget_ms=job.budget_ms, clock=clock)
+    if level.startswith("hard"):
+        game = view["game"]
+        iterations = job.iterations or engine.ai.DEFAULT_ITERATIONS[game]  # as the service plays
+        if level == "hard":
+            return choose_move(view, level="hard", seed=seed, iterations=iterations,
+                               budget_ms=job.budget_ms, clock=clock)
+        return _hard_variant(view, level, seed, iterations, job.budget_ms, clock)
     return choose_move(view, level=level, seed=seed)
+
+
+def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
+                  budget_ms: int | None, clock: Any) -> str:
+    """``hard/iters=1000/pool=300/beta=2/z=1.5`` (experiments): the hard player with some of its
+    per-game settings (``engine.ai``'s tables, the Cinquillo belief's BETA) changed for this move."""
+    game = view["game"]
+    saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA)
+    try:
+        for part in level.split("/")[1:]:
+            key, value = part.split("=")
+            if key == "iters":
+                iterations = int(value)
+            elif key == "pool":
+                engine.ai.BELIEF_POOL[game] = int(value)
+            elif key == "beta":
+                cinquillo_belief.BETA = float(value)
+            elif key == "z":
+                engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
+            else:
+                raise ValueError(f"unknown hard setting {key!r} in {level!r}")
+        return choose_move(view, level="hard", seed=seed, iterations=iterations,
+                           budget_ms=budget_ms, clock=clock)
+    finally:
+        engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA = saved
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:
@@ -133,6 +184,7 @@ def run_batch(job: Job) -> tuple[Job, Outcome]:
     out = Outcome()
     for d in range(job.first, job.first + job.count):
         out.scores.append(sum(play_seat(job, d, s, out) for s in range(job.players)) / job.players)
+        out.deals.append(d)
     return job, out
 
 
@@ -185,6 +237,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=5, help="deals per worker task")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="also append the tables to this file")
+    ap.add_argument("--scores", default=None,
+                    help="write every row's per-deal scores to this JSON file (paired comparisons)")
     ap.add_argument("--minutes", type=float, default=None,
                     help="stop after this long and report the deals finished by then")
     args = ap.parse_args()
@@ -204,6 +258,7 @@ def main() -> None:
             for job, out in pool.imap_unordered(run_batch, jobs):
                 acc = results.setdefault((job.game, job.level, job.opponent), Outcome())
                 acc.scores.extend(out.scores)
+                acc.deals.extend(out.deals)
                 acc.wall.extend(out.wall)
                 acc.cpu.extend(out.cpu)
                 bar.update(job.count)
@@ -216,7 +271,7 @@ def main() -> None:
     from engine.ai import DEFAULT_ITERATIONS
 
     budget = (f"{args.iterations} iterations" if args.iterations
-              else f"default iterations {DEFAULT_ITERATIONS}" if not args.budget_ms else "")
+              else f"hard: at most {DEFAULT_ITERATIONS} iterations (as the service)")
     if args.budget_ms:
         budget += f"{', ' if budget else ''}budget {args.budget_ms} ms {args.clock}"
     settings = f"searchers: {budget}; seed {args.seed}; {args.workers} workers; {elapsed / 60:.1f} min wall"
@@ -225,6 +280,10 @@ def main() -> None:
                                 if (g, lvl, opp) in results], settings)
         for g in games)
     print(text)
+    if args.scores:
+        pathlib.Path(args.scores).write_text(json.dumps(
+            {f"{g} {lvl}:{opp}": dict(zip(out.deals, out.scores, strict=True))
+             for (g, lvl, opp), out in results.items()}))
     if args.out:
         path = pathlib.Path(args.out)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,11 @@ def _is_new(parts: list[str]) -> bool:
     if parts[0] not in ("protocol", "store"):
         return True
     children = {v.split(".")[2] for v in MAP.values() if v.split(".")[1] == parts[0]}
-    return len(parts) > 1 and parts[1] in children
+    if len(parts) > 1 and parts[1] in children:
+        return True
+    # a module added to the package since the move (service/protocol/moves.py...)
+    here = Path("service", *parts[:2])
+    return len(parts) > 1 and (here.with_suffix(".py").is_file() or here.is_dir())
 
 
 def _new_dotted(parts: list[str]) -> list[str] | None:

@@ -1,23 +1,24 @@
 """The Telegram adapter (aiogram 3): parse updates, call the service's gateway, render the outbox.
 
-The ``cinq.adapters`` entry point is :func:`main` (the same shape as the webhook adapter's):
+The ``cinq.adapters`` entry point is :data:`ADAPTER` (:class:`service.ops.running.Adapter`, the same
+shape as the webhook adapter's):
 
-- ``main(runtime)`` (as ``cinq serve`` calls adapters) returns the coroutine that runs the bot on that
-  runtime's Redis until cancelled (it returns at once, with a warning, when no token is set);
-- ``main(argv)`` (a list of words, as ``cinq telegram`` would pass them; also
-  ``python -m adapters.telegram``) runs the bot alone and returns an exit status.  SIGTERM or SIGINT
-  stops it gracefully (:meth:`adapters.telegram.app.TelegramBot.run`: input first, then what it owes)
-  and it exits 0.
+- :func:`serve` (as ``cinq serve`` calls adapters) runs the bot on that runtime's Redis until
+  cancelled (it returns at once, with a warning, when no token is set);
+- :func:`run` (``cinq telegram``; also ``python -m adapters.telegram``) runs the bot alone and
+  returns an exit status.  SIGTERM or SIGINT stops it gracefully
+  (:meth:`adapters.telegram.app.TelegramBot.run`: input first, then what it owes) and it exits 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from typing import Any
 
-__all__ = ["main", "serve"]
+from service.ops.running import Adapter, run_until_stopped
+
+__all__ = ["ADAPTER", "run", "serve"]
 
 
 async def serve(runtime: Any) -> None:
@@ -30,14 +31,12 @@ async def serve(runtime: Any) -> None:
     if not tg.token:
         logs.get("telegram").warning("no_token", hint="set CINQ_TELEGRAM_TOKEN to run the Telegram bot")
         return
-    bot = await build(runtime.redis, runtime.settings, tg)
+    bot = await build(runtime.redis, runtime.settings, tg, gateway=runtime.gateway)
     await bot.run()
 
 
-def main(arg: Any = None, **_: Any) -> Any:
-    """The entry point (see the module docstring)."""
-    if arg is not None and not isinstance(arg, list | tuple):
-        return serve(arg)
+def run(argv: list[str] | None = None) -> int:
+    """The bot alone, until SIGTERM/SIGINT; the exit status (see the module docstring)."""
     from adapters.telegram.config import TelegramSettings
     from service.ops import logs
     from service.ops.runtime import build as build_runtime
@@ -59,21 +58,12 @@ async def _run_alone(runtime: Any) -> None:
     """Run the bot until SIGTERM/SIGINT.  Without handlers of its own the process would die on the
     spot (SIGTERM's default action): queued messages unsent, deliveries in hand cut off.  The signal
     cancels the bot's task once, as ``cinq serve`` does; its ``finally`` stops the input and flushes
-    (bounded), and a second signal does not cut that short."""
-    task = asyncio.create_task(serve(runtime))
-    loop = asyncio.get_running_loop()
-    stopping: list[bool] = []
-
-    def stop() -> None:
-        if not stopping:
-            stopping.append(True)
-            task.cancel()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop)
+    (bounded), and a second signal does not cut that short (:func:`service.ops.running.run_until_stopped`)."""
     try:
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await run_until_stopped(serve(runtime))
     finally:
         with contextlib.suppress(Exception):
             await runtime.redis.aclose()
+
+
+ADAPTER = Adapter(run=run, serve=serve)

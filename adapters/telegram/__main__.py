@@ -2,6 +2,6 @@
 
 import sys
 
-from adapters.telegram import main
+from adapters.telegram import run
 
-sys.exit(main(sys.argv[1:]))
+sys.exit(run(sys.argv[1:]))

@@ -33,6 +33,8 @@ from aiogram.types import TelegramObject, Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
+from adapters.telegram.autopass import AutoPass
+from adapters.telegram.commands_menu import register as register_commands
 from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers import routers
@@ -156,6 +158,7 @@ class TelegramBot:
         log = logs.get("telegram")
         delivery = asyncio.create_task(self.deliver())
         self.health.delivery = delivery
+        menu = asyncio.create_task(register_commands(self.bot))  # the "/" menu; not waited for
         runner: web.AppRunner | None = None
         try:
             if self.tg.http:
@@ -179,6 +182,7 @@ class TelegramBot:
                 log.info("polling")
                 await self._poll()  # stops polling (no new getUpdates) when cancelled
         finally:
+            menu.cancel()
             await self._shutdown(delivery, runner)
 
     async def _shutdown(self, delivery: asyncio.Task[None], runner: web.AppRunner | None) -> None:
@@ -241,6 +245,10 @@ class TelegramBot:
             delivery.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await delivery
+        if self.handler.autopass is not None:
+            await self.handler.autopass.close()
+        for countdown in self.handler.countdowns.values():
+            countdown.cancel()
         # The edits acknowledged but still queued (and the handlers' own edits): sent now.
         if self.flush_on_stop:
             await self.sender.flush(deadline - time.monotonic())
@@ -249,8 +257,10 @@ class TelegramBot:
 
 async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bot | None = None,
                 limits: Limits | None = None, clock: Callable[[], float] = time.time,
-                delivery_options: DeliveryOptions | None = None) -> TelegramBot:
-    """Wire a bot process on ``redis`` (asks Telegram who the bot is, for deep links)."""
+                delivery_options: DeliveryOptions | None = None,
+                gateway: Gateway | None = None) -> TelegramBot:
+    """Wire a bot process on ``redis`` (asks Telegram who the bot is, for deep links), on the
+    process's ``gateway`` when given (``cinq serve``: the runtime's), else on one of its own."""
     bot = bot or make_bot(tg)
     metrics = TelegramMetrics()
     watch = ApiWatch(metrics)
@@ -258,13 +268,16 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
     me = await bot.me()
     username = me.username or ""
     state = PlatformState(redis, settings.key_prefix)
-    gateway = Gateway(redis, settings, clock=clock, bot_username=username)
+    if gateway is None:
+        gateway = Gateway(redis, settings, clock=clock)
+    gateway.name_bot(PLATFORM, username)
     sender = Sender(bot, state, limits or tg.limits())
     presses = Presses(tg.press_wait_s)
+    autopass = AutoPass(gateway, state, settings.secrets_bytes(), tg.auto_pass_s)
     handler = OutboxHandler(state, sender, bot_username=username, turn_seconds=settings.turn_seconds,
-                            clock=clock, presses=presses)
+                            clock=clock, presses=presses, autopass=autopass)
     delivery = Delivery(redis, settings, PLATFORM, tg.consumer, options=delivery_options, clock=clock,
-                        metrics=metrics.delivery)
+                        metrics=metrics.delivery, keys=gateway.keys)
     dp = Dispatcher(gateway=gateway, platform_state=state, sender=sender, secrets=settings.secrets_bytes(),
                     presses=presses, outbox=handler)
     updates = UpdatesInHand()

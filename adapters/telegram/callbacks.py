@@ -44,7 +44,6 @@ FLAGS: dict[str, list[tuple[str, str]]] = {
           ("tg.opt.double_turn", "doble"), ("tg.opt.teams", "teams")],
     "5": [("tg.opt.short", "hand_size=5 target=10")],
 }
-PLAYERS = (2, 3, 4, 5, 6)
 
 
 def options_words(cfg: Cfg) -> str:
@@ -52,8 +51,3 @@ def options_words(cfg: Cfg) -> str:
     words = [GAMES[cfg.game], f"players={cfg.players}"]
     words += [w for i, (_, w) in enumerate(FLAGS[cfg.game]) if cfg.flags >> i & 1]
     return " ".join(words)
-
-
-def next_players(n: int) -> int:
-    """The next player count offered (2, 3, ... 6, then 2 again)."""
-    return PLAYERS[(PLAYERS.index(n) + 1) % len(PLAYERS)] if n in PLAYERS else 4

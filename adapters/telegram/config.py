@@ -22,11 +22,12 @@ class Limits:
     About one message a second per chat, twenty a minute per group (18 here: calls made by the
     handlers themselves, such as a settings keyboard, go around the queue), thirty a second overall.
     ``coalesce_s`` is how long an edit waits before it goes out, so that the edits of a burst of moves
-    (AI players answer in milliseconds) merge into one.  ``group_interval_s`` is the least time
-    between two edits of the table of a running match in a group: the players get their turn in
-    private at once (their hand shows the table too), and the group's picture may lag a few seconds
-    behind quick players.  At 8 s the table takes at most 7.5 of the group's 18 calls a minute,
-    leaving the rest for replies, notices and the summary; a slow player's move still shows at once.
+    (AI players answer in milliseconds) merge into one.  The table of a running match in a group
+    has an edit budget: ``group_burst`` edits at once, refilled one per ``group_interval_s``.  While
+    it lasts a move shows in the group within ``coalesce_s``; when people play faster than that,
+    the moves merge until an edit's worth has refilled.  At 4 s the table takes up to about 15
+    of the group's 18 calls a minute, leaving the rest for announcements, notices and the summary
+    (never merged away); the players get their turn in private at once either way.
     """
 
     chat_interval_s: float = 1.0
@@ -34,12 +35,13 @@ class Limits:
     window_s: float = 60.0
     global_per_s: int = 30
     coalesce_s: float = 0.4
-    group_interval_s: float = 8.0
+    group_interval_s: float = 4.0
+    group_burst: int = 2
 
     def scaled(self, k: float) -> Limits:
         """The same limits with every duration multiplied by ``k`` (0.01: a minute is 0.6 s)."""
         return Limits(self.chat_interval_s * k, self.group_per_window, self.window_s * k,
-                      self.global_per_s, self.coalesce_s * k, self.group_interval_s * k)
+                      self.global_per_s, self.coalesce_s * k, self.group_interval_s * k, self.group_burst)
 
 
 class TelegramSettings(BaseSettings):
@@ -61,15 +63,18 @@ class TelegramSettings(BaseSettings):
     group_per_minute: int = Field(default=18, ge=1)
     global_per_second: int = Field(default=30, ge=1)
     coalesce_s: float = Field(default=0.4, ge=0)
-    group_interval_s: float = Field(default=8.0, ge=0)
+    group_interval_s: float = Field(default=4.0, ge=0)
+    group_burst: int = Field(default=2, ge=1)
     # Long polling: how long one getUpdates waits for an update (Telegram allows up to 50 s).
     polling_timeout: int = Field(default=30, ge=0, le=50)
     # Serve /healthz, /readyz and /metrics on host:port (in webhook mode beside the webhook).
     http: bool = True
     # How long a button press waits for the service's verdict, to answer a refusal with an alert.
     press_wait_s: float = Field(default=1.5, ge=0)
+    # When passing is a hand's only move, pass for the player after this many seconds (0: never).
+    auto_pass_s: float = Field(default=1.5, ge=0)
 
     def limits(self) -> Limits:
         """The flood limits from these settings."""
         return Limits(self.chat_interval_s, self.group_per_minute, 60.0, self.global_per_second,
-                      self.coalesce_s, self.group_interval_s)
+                      self.coalesce_s, self.group_interval_s, self.group_burst)

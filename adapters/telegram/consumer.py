@@ -22,8 +22,19 @@ import asyncio
 import time
 from collections.abc import Callable
 
+from adapters.telegram.autopass import AutoPass
 from adapters.telegram.presses import PREFIX, Presses
-from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show, hand_link, route, seat_names
+from adapters.telegram.render import (
+    MAIN,
+    PLATFORM,
+    Content,
+    Post,
+    Show,
+    hand_link,
+    milestones,
+    route,
+    seat_names,
+)
 from adapters.telegram.sender import Op, Sender, is_group
 from service.ops import logs
 from service.platform.outbox import Message
@@ -35,14 +46,20 @@ class OutboxHandler:
     """Routes outbox messages for Telegram to the sender (see the module docstring)."""
 
     def __init__(self, state: PlatformState, sender: Sender, *, bot_username: str, turn_seconds: float = 0.0,
-                 clock: Callable[[], float] = time.time, presses: Presses | None = None) -> None:
+                 clock: Callable[[], float] = time.time, presses: Presses | None = None,
+                 autopass: AutoPass | None = None) -> None:
         self.state = state
         self.sender = sender
         self.bot_username = bot_username
         self.turn_seconds = turn_seconds
         self.clock = clock
         self.presses = presses
+        self.autopass = autopass
         self.log = logs.get("telegram.outbox")
+        # The language each table's group is written in (the table's, or the group's /lang), so that
+        # a notice about one person is in the group's language, not that person's.
+        self.group_locales: dict[str, str] = {}
+        self.countdowns: dict[tuple[str, str], asyncio.Task[None]] = {}  # (chat, table) -> its countdown
         sender.on_forbidden = self.on_forbidden
         sender.on_migrate = self.migrated
 
@@ -62,10 +79,13 @@ class OutboxHandler:
         elif msg.kind == "match_over" and msg.table:
             names = await self.state.table_names(PLATFORM, msg.table)
         now = self.clock()
+        auto = self.autopass is not None and self.autopass.offer(msg)
         routed = route(msg, bot_username=self.bot_username, now=now, written_at=now,
-                       turn_seconds=self.turn_seconds, seat_names=names)
+                       turn_seconds=self.turn_seconds, seat_names=names, auto_pass=auto)
         if routed.group_table is not None:
             await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
+            self._countdown(msg, names, routed.group_table)
+            self.group_locales[routed.group_table[1]] = msg.locale  # for the group's notices
         if routed.group_result is not None:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
@@ -76,6 +96,29 @@ class OutboxHandler:
                                                op.content.to_json()):
                 self.sender.submit(op)
         await asyncio.gather(*posts)
+
+    def _countdown(self, msg: Message, names: list[str] | None, where: tuple[str, str]) -> None:
+        """Edit a group's table again as its time left crosses each milestone (60, 30, 10 s), so that
+        "under N s" stays true; a newer message of the table replaces the countdown."""
+        old = self.countdowns.pop(where, None)
+        if old is not None:
+            old.cancel()
+        at = milestones(msg, self.clock())
+        if not at:
+            return
+
+        async def tick() -> None:
+            for t in at:
+                await asyncio.sleep(max(t - self.clock(), 0.0))
+                now = self.clock()
+                routed = route(msg, bot_username=self.bot_username, now=now + 0.001, written_at=now,
+                               turn_seconds=self.turn_seconds, seat_names=names)
+                for op in routed.ops:
+                    if isinstance(op, Show) and await self.state.want_content(
+                            PLATFORM, op.chat, op.table, op.slot, op.rank, op.content.to_json()):
+                        self.sender.submit(op)
+
+        self.countdowns[where] = asyncio.create_task(tick())
 
     async def recover(self) -> int:
         """Queue again every slot whose wanted content may not have gone out (after a restart)."""
@@ -114,7 +157,8 @@ class OutboxHandler:
             key = f"told:{op.table}:{op.chat}"
             if not await self.state.mark_once(PLATFORM, key):
                 return
-            locale = await self.state.chat_locale(PLATFORM, chat) or op.locale
+            locale = await self.state.chat_locale(PLATFORM, chat) or self.group_locales.get(op.table) \
+                or op.locale
             text = translate(locale, "tg.start_me", name=op.who or op.chat)
             content = Content(text, ((hand_link(locale, self.bot_username, op.table),),))
             self.sender.submit(Post(chat, content, key))

@@ -16,7 +16,8 @@ from typing import Any
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
-from adapters.telegram.callbacks import FLAGS, GAMES, Cfg, Lobby
+from adapters.telegram.callbacks import Lobby
+from adapters.telegram.texts import announcements, hand_text, lobby_text, table_text
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import move_text, render_view
@@ -24,27 +25,36 @@ from service.protocol.text import render as render_item
 
 PLATFORM = "telegram"
 MAX_TEXT = 4096
-MAX_BUTTONS = 99
 ROW = 3
 # Slots: the one message of a table in a chat.
 MAIN = "main"
 # Ranks break ties between contents of one version: a hand beats the room's view of the same version.
 ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
+# The command id prefix of a typed /hand: the hand it causes is sent anew, at the bottom of the chat.
+HAND_PREFIX = "tg:h:"
+# The time left a group's table shows: "under N s" for these N (largest first).
+MILESTONES = (60, 30, 10)
+
+
+Rows = tuple[tuple[tuple[str, str, str], ...], ...]
 
 
 @dataclass(frozen=True)
 class Content:
-    """A message's text and inline keyboard (rows of ``(text, "data"|"url"|"web_app", value)``)."""
+    """A message's text and inline keyboard (rows of ``(text, "data"|"url"|"web_app", value)``).
+    ``pages``: other keyboards the message can switch to (a two-step pick of a move,
+    :mod:`adapters.telegram.keyboards`), by name; kept with the content in Redis."""
 
     text: str
-    rows: tuple[tuple[tuple[str, str, str], ...], ...] = ()
+    rows: Rows = ()
+    pages: tuple[tuple[str, Rows], ...] = ()
 
     def markup(self) -> InlineKeyboardMarkup | None:
         """The aiogram keyboard (None: no keyboard)."""
         if not self.rows:
             return None
-        return InlineKeyboardMarkup(inline_keyboard=[[_button(t, k, v) for t, k, v in row]
-                                                     for row in self.rows])
+        keyboard = [[_button(t, k, v) for t, k, v in row] for row in self.rows]
+        return InlineKeyboardMarkup(inline_keyboard=keyboard)
 
     def digest(self) -> str:
         """A digest of text and keyboard: an edit to identical content is never sent."""
@@ -52,22 +62,31 @@ class Content:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON form (kept in Redis, to send again later)."""
-        return {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
+        out: dict[str, Any] = {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
+        if self.pages:
+            out["pages"] = [[name, [[list(b) for b in row] for row in rows]] for name, rows in self.pages]
+        return out
 
     @classmethod
     def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
         """What a message received from Telegram shows (to compare with what it should show)."""
-        rows = tuple(tuple((b.text, "url", b.url) if b.url
-                           else (b.text, "web_app", b.web_app.url) if b.web_app
-                           else (b.text, "data", b.callback_data or "")
-                           for b in row) for row in (markup.inline_keyboard if markup else []))
+        def one(b: InlineKeyboardButton) -> tuple[str, str, str]:
+            if b.url:
+                return b.text, "url", b.url
+            if b.web_app:
+                return b.text, "web_app", b.web_app.url
+            return b.text, "data", b.callback_data or ""
+        rows = tuple(tuple(one(b) for b in row) for row in (markup.inline_keyboard if markup else []))
         return cls(text or "", rows)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Content:
         """Read :meth:`to_json` back."""
-        rows = data.get("rows", [])
-        return cls(data["text"], tuple(tuple((b[0], b[1], b[2]) for b in row) for row in rows))
+        def rows(raw: Any) -> Rows:
+            return tuple(tuple((b[0], b[1], b[2]) for b in row) for row in raw)
+
+        pages = tuple((str(name), rows(r)) for name, r in data.get("pages") or [])
+        return cls(data["text"], rows(data.get("rows", [])), pages)
 
 
 def _button(text: str, kind: str, value: str) -> InlineKeyboardButton:
@@ -192,40 +211,6 @@ def _web_rows(msg: Message, group: bool, bot_username: str) -> tuple[tuple[tuple
     return ((button,),) if button else ()
 
 
-def action_rows(msg: Message) -> tuple[tuple[tuple[str, str, str], ...], ...]:
-    """The legal moves as buttons (the service offers no illegal one); "pass" gets a row of its own."""
-    plays = [(a.label, "data", a.token) for a in msg.actions[:MAX_BUTTONS] if a.move != "pass"]
-    passes = [(a.label, "data", a.token) for a in msg.actions if a.move == "pass"]
-    rows = [tuple(plays[i:i + ROW]) for i in range(0, len(plays), ROW)]
-    if passes:
-        rows.append(tuple(passes))
-    return tuple(rows)
-
-
-def settings_content(locale: str, cfg: Cfg) -> Content:
-    """The settings keyboard of ``/play`` (private) or ``/new`` (group)."""
-    game = GAMES[cfg.game]
-    rows: list[tuple[tuple[str, str, str], ...]] = []
-    rows.append(((translate(locale, "tg.btn.players", n=cfg.players), "data",
-                  cfg.model_copy(update={"op": "n"}).pack()),))
-    for i, (label, _) in enumerate(FLAGS[cfg.game]):
-        on = bool(cfg.flags >> i & 1)
-        text = translate(locale, "tg.btn.on" if on else "tg.btn.off", option=translate(locale, label))
-        rows.append(((text, "data", cfg.model_copy(update={"op": f"t{i}"}).pack()),))
-    go = "tg.btn.play" if cfg.where == "p" else "tg.btn.open"
-    rows.append(((translate(locale, go), "data", cfg.model_copy(update={"op": "go"}).pack()),))
-    text = translate(locale, "tg.settings", game=translate(locale, f"game.{game}"), players=cfg.players)
-    return Content(text, tuple(rows))
-
-
-def games_content(locale: str, where: str, text: str) -> Content:
-    """A text with one button per game, each opening the settings keyboard."""
-    row = tuple((translate(locale, f"game.{g}"), "data",
-                 Cfg(where=where, game=k, players=4 if k == "c" else 3, flags=0, op="show").pack())
-                for k, g in GAMES.items())
-    return Content(text, (row,))
-
-
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:
     """The time the person to move has left: the service's deadline in the message (None: no turn
     timer, or an AI player's turn); estimated from ``turn_seconds`` only for a message written
@@ -239,7 +224,23 @@ def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float)
         deadline = written_at + turn_seconds if turn_seconds > 0 else None
     if deadline is None:
         return None
-    return translate(msg.locale, "tg.time_left", seconds=max(0, round(deadline - now)))
+    left = deadline - now
+    if left <= 0:
+        return translate(msg.locale, "tg.time_up")
+    # "under N s", N the next milestone up: true until the next edit, made when a milestone is
+    # crossed (adapters.telegram.consumer.OutboxHandler's countdown), down to the last 10 s.
+    bound = next((m for m in reversed(MILESTONES) if left <= m), None)
+    if bound is None:
+        return translate(msg.locale, "tg.time_left", seconds=round(left))
+    return translate(msg.locale, "tg.time_under", seconds=bound)
+
+
+def milestones(msg: Message, now: float) -> list[float]:
+    """When a group's table must be edited again for its time left to stay true (unix seconds)."""
+    view = msg.view or {}
+    if view.get("to_move") is None or msg.deadline is None:
+        return []
+    return [msg.deadline - m for m in MILESTONES if msg.deadline - m > now]
 
 
 def _winners(view: dict[str, Any]) -> list[int]:
@@ -258,8 +259,9 @@ def group_people(msg: Message, seat_names: list[str] | None = None) -> tuple[lis
 
 
 def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: float = 0.0,
-          turn_seconds: float = 0.0, seat_names: list[str] | None = None) -> Routed:
-    """What to do on Telegram for one outbox message (nothing when it is for another platform)."""
+          turn_seconds: float = 0.0, seat_names: list[str] | None = None, auto_pass: bool = False) -> Routed:
+    """What to do on Telegram for one outbox message (nothing when it is for another platform).
+    ``auto_pass``: the bot passes for the player in a moment (the hand says so)."""
     out = Routed()
     to, table, loc = msg.to, msg.table or "", msg.locale
     if to.player is not None:
@@ -269,10 +271,17 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         web = _web_rows(msg, False, bot_username)
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
-            text = f"{since}\n\n{msg.text}" if since else msg.text
-            content = Content(_clip(text), action_rows(msg) + web)
+            drawn = hand_text(msg, seat_names)
+            if auto_pass:
+                drawn = f"{drawn}\n{translate(loc, 'tg.auto_pass')}"
+            text = f"{since}\n\n{drawn}" if since else drawn
+            from adapters.telegram.keyboards import move_keyboard  # it builds on Content, defined here
+
+            keys = move_keyboard(msg)
+            content = Content(_clip(text), keys.rows + web, keys.pages)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
-                                who=to.player.name or to.player.user, locale=loc))
+                                who=to.player.name or to.player.user, locale=loc,
+                                fresh=msg.id.startswith(HAND_PREFIX)))
         else:
             out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
         return out
@@ -289,10 +298,15 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
             out.group_table = (chat, table)
             if view.get("status") == "lobby":
                 rows = lobby_rows(loc, table)
+                text = lobby_text(msg)
             elif "status" not in view:  # an engine view: the match runs
                 rows = ((hand_link(loc, bot_username, table), *(web[0] if web else ())),)
+                text = table_text(msg, seat_names)
                 left = _time_left(msg, now, written_at, turn_seconds)
                 text = f"{text}\n{left}" if left else text
+                # What matters on its own is posted apart: a later edit of the table cannot lose it.
+                out.ops += [Post(chat, Content(_clip(line)), f"{msg.id}:a{i}")
+                            for i, line in enumerate(announcements(msg))]
         content = Content(_clip(text), rows)
         linger = group and "status" not in view
         out.ops.append(Show(chat, table, MAIN, (msg.version, ROOM_RANK), content, (msg.id,), linger=linger))

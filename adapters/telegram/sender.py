@@ -3,15 +3,19 @@
 - One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
   only its latest content goes out (a burst of AI moves becomes one edit).
 - Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge; a
-  group's running table is edited at most once every :attr:`Limits.group_interval_s` (the first
-  change after a quiet spell goes after ``coalesce_s``; later ones merge until the interval is up).
+  group's running table has a budget of edits (a token bucket: :attr:`Limits.group_burst` at once,
+  refilled one per :attr:`Limits.group_interval_s`): a move shows within ``coalesce_s`` while the
+  budget lasts, and when play is faster than the budget the moves merge until an edit's worth has
+  refilled.
 - About one call a second per chat, at most ``group_per_window`` per window in a group, at most
   ``global_per_s`` a second overall.
 - An edit to the content a message already shows is never sent (a digest of text and keyboard is
   kept per slot in :mod:`service.platform.platform_state`); "message is not modified" counts as done.
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
-  handed to ``on_forbidden`` and the operation is finished: retrying cannot help.
+  handed to ``on_forbidden`` and the operation is finished: retrying cannot help.  Nothing more is
+  sent to that chat until the person writes to the bot (:meth:`Sender.allow`): a silent player's
+  hands would only be refused again, each a wasted call.
 - ``TelegramMigrateToChat`` (a group became a supergroup) is handed to ``on_migrate`` and the call is
   made again to the new id.  Queues, limits and everything in Redis stay under the chat id the service
   knows the room by; only the calls use the chat's id on Telegram now (:attr:`Sender.moved`, else
@@ -32,13 +36,14 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiogram import Bot
 from aiogram.exceptions import (
+    TelegramAPIError,
     TelegramBadRequest,
     TelegramForbiddenError,
     TelegramMigrateToChat,
@@ -58,6 +63,8 @@ MAX_TRANSIENT = 5
 POST_TTL_S = 24 * 3600
 # Every this many submissions, the state of chats idle for a whole window is dropped.
 PRUNE_EVERY = 1000
+# How many settings keyboards' latest contents are remembered (a keyboard lives a few minutes).
+EDITS_KEPT = 2000
 
 
 @dataclass
@@ -76,8 +83,9 @@ class _Chat:
     window: deque[float] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
     looked_up: bool = False  # whether Redis was asked if the chat moved
-    # When each lingering slot (a group's running table) was last edited: the next edit waits its interval.
-    edited: dict[tuple[str, str], float] = field(default_factory=dict)
+    # Each lingering slot's (a group's running table) edit budget: (tokens, when counted), a token
+    # bucket that refills one edit per group_interval_s up to group_burst (see Sender._table_at).
+    edited: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
 
 
 def is_group(chat: str) -> bool:
@@ -100,6 +108,11 @@ class Sender:
         self.moved: dict[str, str] = {}  # a room's chat id -> its id on Telegram now (a supergroup's)
         self.clock = clock
         self.chats: dict[str, _Chat] = {}
+        # Private chats that refused a message (the person never started the bot, or blocked it):
+        # nothing more is tried there until the person writes to the bot (:meth:`allow`).
+        self.forbidden: set[str] = set()
+        # The latest content of each message edited by Edit (settings keyboards), newest last.
+        self.edits: OrderedDict[tuple[str, int], Content] = OrderedDict()
         self.recent: deque[float] = deque()
         self.log = logs.get("telegram.sender")
         self.calls = 0
@@ -128,6 +141,7 @@ class Sender:
                     item.done.append(fut)
                     return fut
         if isinstance(op, Edit):
+            self._remember(op)
             for item in chat.queue:
                 if isinstance(item.op, Edit) and not item.busy and item.op.message_id == op.message_id:
                     item.op = op
@@ -137,6 +151,21 @@ class Sender:
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._drain(op.chat, chat))
         return fut
+
+    def _remember(self, op: Edit) -> None:
+        self.edits[(op.chat, op.message_id)] = op.content
+        self.edits.move_to_end((op.chat, op.message_id))
+        while len(self.edits) > EDITS_KEPT:
+            self.edits.popitem(last=False)
+
+    def allow(self, chat: str) -> None:
+        """The person of a private chat wrote to the bot: it may write to them again."""
+        self.forbidden.discard(chat)
+
+    def latest_edit(self, chat: str, message_id: int) -> Content | None:
+        """The content last asked of a given message (a settings keyboard), sent yet or not: quick
+        presses on an older keyboard apply to this one (None: not known to this process)."""
+        return self.edits.get((chat, message_id))
 
     def _prune(self) -> None:
         """Forget chats with nothing queued and no call in the last window (their limits are met)."""
@@ -190,9 +219,7 @@ class Sender:
             if isinstance(item.op, Show | Edit):
                 at = item.since + self.limits.coalesce_s
                 if isinstance(item.op, Show) and item.op.linger:
-                    last = chat.edited.get((item.op.table, item.op.slot))
-                    if last is not None:
-                        at = max(at, last + self.limits.group_interval_s)
+                    at = max(at, self._table_at(chat, (item.op.table, item.op.slot)))
                 await self._hold_until(at)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
@@ -209,6 +236,9 @@ class Sender:
 
     async def _attempt(self, chat_id: str, chat: _Chat, item: _Item) -> bool:
         """One try at the queue's head: True when it is finished (sent, or given up), False to retry."""
+        if chat_id in self.forbidden:
+            self.skipped += 1  # refused already: not tried again until the person writes to the bot
+            return True
         await self._wait_turn(chat_id, chat, count=False)
         item.busy = True
         try:
@@ -233,6 +263,8 @@ class Sender:
             item.busy = False
             return False  # again, to the new id
         except TelegramForbiddenError:
+            if not is_group(chat_id):
+                self.forbidden.add(chat_id)
             if self.on_forbidden is not None:
                 try:
                     await self.on_forbidden(item.op)
@@ -252,6 +284,23 @@ class Sender:
         except Exception as e:  # anything else: logged, and the queue goes on
             self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
+
+    def _tokens(self, chat: _Chat, slot: tuple[str, str]) -> tuple[float, float]:
+        """The slot's edit tokens now, and the time they were counted."""
+        now, lim = self.clock(), self.limits
+        tokens, since = chat.edited.get(slot, (float(lim.group_burst), now))
+        if lim.group_interval_s > 0:
+            tokens = min(float(lim.group_burst), tokens + (now - since) / lim.group_interval_s)
+        else:
+            tokens = float(lim.group_burst)
+        return tokens, now
+
+    def _table_at(self, chat: _Chat, slot: tuple[str, str]) -> float:
+        """When a group's running table may be edited next: at once while its budget has an edit
+        left (a move shows within coalesce_s), else when the next edit's worth has refilled (the
+        moves meanwhile merge into one edit).  On average at most one edit per group_interval_s."""
+        tokens, now = self._tokens(chat, slot)
+        return now if tokens >= 1.0 else now + (1.0 - tokens) * self.limits.group_interval_s
 
     async def _hold_until(self, t: float) -> None:
         """Hold an edit back until ``t`` so that later content merges into it, unless the process is
@@ -333,7 +382,8 @@ class Sender:
             self.skipped += 1
             return
         if op.linger:
-            chat.edited[(op.table, op.slot)] = self.clock()
+            tokens, _ = self._tokens(chat, (op.table, op.slot))
+            chat.edited[(op.table, op.slot)] = (max(tokens - 1.0, 0.0), self.clock())
         if mid is not None:
             try:
                 await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
@@ -349,6 +399,11 @@ class Sender:
         else:
             mid = await self._send(api, chat_id, chat, content)
         await self.state.set_message_ref(PLATFORM, chat_id, op.table, op.slot, message_id=mid, sent=digest)
+        if op.fresh and ref is not None and ref.message_id is not None and ref.message_id != mid:
+            # The slot's old message goes: one message shows the slot (no second set of buttons).
+            old = ref.message_id
+            with contextlib.suppress(TelegramAPIError):
+                await self._call(chat_id, chat, lambda: self.bot.delete_message(chat_id=api, message_id=old))
 
     async def _send(self, api: int, chat_id: str, chat: _Chat, content: Content) -> int:
         sent: Any = await self._call(chat_id, chat, lambda: self.bot.send_message(

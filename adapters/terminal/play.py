@@ -1,7 +1,8 @@
 """``cinq play``: one person at a terminal against AI players, through the whole pipeline.
 
-Input becomes ``submit`` calls (a number picks an action token, other text is a move or a command),
-and outbox messages for this room or player are printed.  Works at a TTY and with piped stdin: at
+Input becomes ``submit`` calls (a number picks the move shown with it, other text is a move or a
+command), and outbox messages for this room or player are shown by :mod:`adapters.terminal.screen`
+(a compact table redrawn in place at a TTY, plain lines when piped).  Works at a TTY and with piped stdin: at
 end of input it stops cleanly.  With ``--auto`` an AI player plays the person's seat too.
 """
 
@@ -13,6 +14,7 @@ import sys
 import zlib
 from typing import IO, Any
 
+from adapters.terminal.screen import Screen
 from service.domain.identities import Player, Room
 from service.ops.runtime import build
 from service.ops.settings import Settings
@@ -39,10 +41,8 @@ async def play(words: list[str], *, auto: bool = False, lang: str | None = None,
 
     rt = build(settings, redis=fakeredis.FakeAsyncRedis())
     out = stdout
-
-    def say(text: str) -> None:
-        out.write(text + "\n")
-        out.flush()
+    screen = Screen(out, locale)
+    say = screen.say
 
     say(translate(locale, "terminal.embedded"))
     me = Player(platform="terminal", user="you",
@@ -54,14 +54,14 @@ async def play(words: list[str], *, auto: bool = False, lang: str | None = None,
         await rt.gateway.submit("/play " + " ".join(words or ["cinquillo"]), user=me, room=room,
                                 language_code=locale)
         await rt.redis.hset(rt.keys.player_prefs("terminal", "you"), "locale", locale)
-        return await _loop(rt, reader, me, room, auto, stdin, say, locale)
+        return await _loop(rt, reader, me, room, auto, stdin, say, locale, screen)
     finally:
         rt.worker.stop.set()
         await worker
 
 
 async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: bool, stdin: IO[str],
-                say: Any, locale: str) -> int:
+                say: Any, locale: str, screen: Screen) -> int:
     started = False
     hand: Message | None = None
     while True:
@@ -71,19 +71,16 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
         new_hand = next((m for m in reversed(msgs) if m.kind == "hand"), None)
         answered = False
         for m in msgs:
-            # The private hand message shows the table too: skip the room's copy of that version.
-            if new_hand is not None and m.to.room is not None and m.kind == "table" \
-                    and m.version == new_hand.version:
-                continue
-            if m.kind == "hand" and m is not new_hand:
-                continue
-            say(m.text)
             if m.kind in ("table", "hand"):
                 started = True
-            if m.kind == "match_over":
+            if m.kind == "table":
+                screen.events(m)  # one line per move or event; the table itself is drawn on a turn
+            elif m.kind == "match_over":
+                screen.end(m)
                 return 0
-            if m.kind == "reply":
-                if not started:
+            elif m.kind in ("reply", "replay"):
+                say(m.text)
+                if m.kind == "reply" and not started:
                     return 1  # the match could not be created (bad options): the reply said why
                 answered = True
         if new_hand is not None:
@@ -92,9 +89,8 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             continue
         if hand is None or not hand.actions:
             continue
-        # A new turn, or an answer to what was typed (a refusal): ask again.
-        for i, a in enumerate(hand.actions, 1):
-            say(f"  {i}. {a.label}")
+        # A new turn: the table and the moves; an answer to what was typed (a refusal): the moves again.
+        order = screen.turn(hand) if new_hand is not None else screen.moves(hand)
         if auto:
             seed = zlib.crc32(f"{hand.table}:{hand.version}".encode())
             move = bots.choose_move(hand.view or {}, "easy", seed)
@@ -112,8 +108,8 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
         if not line or text.lower() in ("q", "quit", "exit", "salir"):
             say(translate(locale, "terminal.bye"))
             return 0
-        if text.isdigit() and 1 <= int(text) <= len(hand.actions):
-            await rt.gateway.submit(user=me, room=room, token=hand.actions[int(text) - 1].token)
+        if text.isdigit() and 1 <= int(text) <= len(order):
+            await rt.gateway.submit(user=me, room=room, token=order[int(text) - 1].token)
         elif text.startswith("/"):
             await rt.gateway.submit(text, user=me, room=room)
         else:

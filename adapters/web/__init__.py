@@ -1,24 +1,32 @@
 """The web table: the page every platform can open, in a browser or as a Telegram Mini App.
 
-The ``cinq.adapters`` entry point is :func:`main`:
-
-- ``main(runtime)`` (``cinq serve``) returns the coroutine that serves the page on that runtime
-  until cancelled, when ``CINQ_WEB_PUBLIC_URL`` is set (otherwise it returns at once);
-- ``main(argv)`` (``cinq web ...``, and ``cinq play --web``: ``["play", ...]``) runs the command line.
+The ``cinq.adapters`` entry point is :data:`ADAPTER` (:class:`service.ops.running.Adapter`):
+:func:`serve` (``cinq serve``) serves the page on the process's runtime until cancelled, when
+``CINQ_WEB_PUBLIC_URL`` is set (otherwise it returns at once); :func:`run` (``cinq web ...``, and
+``cinq play --web``: ``["play", ...]``) runs the command line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from service.ops.running import Adapter
 
-def main(arg: Any = None, **_: Any) -> Any:
-    """The entry point (see the module docstring)."""
+
+def run(argv: list[str] | None = None) -> int:
+    """``cinq web [play ...]`` (see :mod:`adapters.web.cli`)."""
     from adapters.web import cli
 
-    if arg is None or isinstance(arg, list | tuple):
-        return cli.run(list(arg or []))
-    return cli.serve(arg)
+    return cli.run(list(argv or []))
 
 
-__all__ = ["main"]
+async def serve(runtime: Any) -> None:
+    """The page on a service runtime, until cancelled (see :func:`adapters.web.cli.serve`)."""
+    from adapters.web import cli
+
+    await cli.serve(runtime)
+
+
+ADAPTER = Adapter(run=run, serve=serve)
+
+__all__ = ["ADAPTER", "run", "serve"]

@@ -8,7 +8,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import sys
 import time
 import webbrowser
@@ -21,6 +20,7 @@ from adapters.web.config import WebSettings
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
 from service.ops import logs
+from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build, connect
 from service.ops.settings import Settings
 from service.platform.watch import Watch
@@ -32,9 +32,9 @@ class WebAdapter:
     """The page's HTTP server and its watch over the outbox, started and stopped together."""
 
     def __init__(self, redis: Any, settings: Settings, ws: WebSettings, *, clock: Any = time.time,
-                 block_ms: int = 200) -> None:
+                 block_ms: int = 200, gateway: Gateway | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = Gateway(redis, settings, clock=clock)
+        self.gateway = gateway or Gateway(redis, settings, clock=clock)
         self.watch = Watch(redis, settings, block_ms=block_ms)
         self.app = make_app(self.gateway, self.watch, ws, clock=clock)
         self._runner: web.AppRunner | None = None
@@ -75,32 +75,38 @@ async def serve(rt: Any) -> None:
     if not ws.public_url:
         logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
         return
-    adapter = WebAdapter(rt.redis, rt.settings, ws)
-    await adapter.start()
-    logs.get("web").info("listening", host=ws.host, port=adapter.port, public_url=ws.public_url)
+    await _serving(WebAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
+
+
+async def _serving(adapter: WebAdapter, ws: WebSettings) -> None:
+    """Serve until cancelled, then close."""
     try:
-        await asyncio.Event().wait()
+        await adapter.start()
+        logs.get("web").info("listening", host=ws.host, port=adapter.port, public_url=ws.public_url)
+        await until_cancelled()
     finally:
         await adapter.close()
 
 
 async def play(words: list[str], lang: str | None = None, port: int = 0, open_browser: bool = True,
                out: Any = None) -> int:
-    """``cinq play --web``: a match against AI players on the embedded store, in the browser."""
+    """``cinq play --web``: a match against AI players on the embedded store, in the browser, until
+    SIGTERM/SIGINT."""
+    await run_until_stopped(_play(words, lang, port, open_browser, out or sys.stdout))
+    return 0
+
+
+async def _play(words: list[str], lang: str | None, port: int, open_browser: bool, out: Any) -> None:
     import fakeredis
 
-    out = out or sys.stdout
     locale = lang if lang in ("es", "en") else pick_locale(os.environ.get("LANG", "").split(".")[0])
     settings = Settings(redis_url=None, buckets=8, turn_seconds=0)
     rt = build(settings, redis=fakeredis.FakeAsyncRedis())
-    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200)
+    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200,
+                         gateway=rt.gateway)
     me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
     room = Room(platform="terminal", chat="tty", kind="private")
     worker = asyncio.create_task(rt.worker.run())
-    done = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, done.set)
     try:
         await adapter.start(port=port)
         # The language through the service, as a person would say it (no Redis write here).
@@ -112,25 +118,16 @@ async def play(words: list[str], lang: str | None = None, port: int = 0, open_br
         if open_browser:
             with contextlib.suppress(Exception):
                 webbrowser.open(url)
-        await done.wait()
+        await until_cancelled()
     finally:
         await adapter.close()
         rt.worker.stop.set()
         await worker
-    return 0
 
 
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:
     redis, _ = connect(settings)
-    adapter = WebAdapter(redis, settings, ws)
-    loop = asyncio.get_running_loop()
-    done = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, done.set)
-    await adapter.start()
-    logs.get("web").info("listening", host=ws.host, port=adapter.port, public_url=ws.public_url)
-    await done.wait()
-    await adapter.close()
+    await run_until_stopped(_serving(WebAdapter(redis, settings, ws), ws))
     return 0
 
 

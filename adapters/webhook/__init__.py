@@ -1,25 +1,31 @@
 """The HTTP webhook adapter: any chat platform hosts matches by speaking plain HTTP (see README.md).
 
-The ``cinq.adapters`` entry point is :func:`main`:
-
-- ``main(runtime)`` (as ``cinq serve`` calls adapters) returns the coroutine that serves the adapter
-  on that runtime until cancelled;
-- ``main(argv)`` (a list of words, as ``cinq webhook ...`` passes them) runs the command line and
-  returns its exit status.
+The ``cinq.adapters`` entry point is :data:`ADAPTER` (:class:`service.ops.running.Adapter`):
+:func:`serve` (``cinq serve``) serves the adapter on the process's runtime until cancelled; :func:`run`
+(``cinq webhook ...``) runs the command line and returns its exit status.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from service.ops.running import Adapter
 
-def main(arg: Any = None, **_: Any) -> Any:
-    """The entry point (see the module docstring)."""
+
+def run(argv: list[str] | None = None) -> int:
+    """``cinq webhook [dead-letters ...]`` (see :mod:`adapters.webhook.cli`)."""
     from adapters.webhook import cli
 
-    if arg is None or isinstance(arg, list | tuple):
-        return cli.run(list(arg or []))
-    return cli.serve(arg)
+    return cli.run(list(argv or []))
 
 
-__all__ = ["main"]
+async def serve(runtime: Any) -> None:
+    """The adapter on a service runtime, until cancelled (see :func:`adapters.webhook.cli.serve`)."""
+    from adapters.webhook import cli
+
+    await cli.serve(runtime)
+
+
+ADAPTER = Adapter(run=run, serve=serve)
+
+__all__ = ["ADAPTER", "run", "serve"]

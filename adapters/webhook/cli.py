@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 import time
 from typing import Any
@@ -24,6 +23,7 @@ from adapters.webhook.config import WebhookSettings
 from adapters.webhook.sender import Sender
 from adapters.webhook.server import ProblemRunner
 from service.ops import logs
+from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import connect
 from service.ops.settings import Settings
 from service.platform.delivery import Delivery, DeliveryOptions
@@ -44,9 +44,9 @@ class WebhookAdapter:
 
     def __init__(self, redis: Any, settings: Settings, ws: WebhookSettings, *,
                  options: DeliveryOptions | None = None, metrics: WebhookMetrics | None = None,
-                 clock: Any = time.time, consumer: str | None = None) -> None:
+                 clock: Any = time.time, consumer: str | None = None, gateway: Gateway | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = Gateway(redis, settings, clock=clock)
+        self.gateway = gateway or Gateway(redis, settings, clock=clock)
         self.metrics = metrics or WebhookMetrics()
         self.app = make_app(self.gateway, ws, metrics=self.metrics, clock=clock)
         self.options = options or delivery_options(ws)
@@ -71,7 +71,8 @@ class WebhookAdapter:
         self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256))
         for p in self.ws.platforms if deliver else []:
             d = Delivery(self.redis, self.settings, p.name, self.consumer and f"{self.consumer}-{p.name}",
-                         options=self.options, metrics=self.metrics.delivery, clock=self.clock)
+                         options=self.options, metrics=self.metrics.delivery, clock=self.clock,
+                         keys=self.gateway.keys)
             sender = Sender(self._session, p, timeout_s=self.ws.timeout_s, clock=self.clock)
             self.deliveries.append(d)
             self._tasks.append(asyncio.create_task(d.run(sender, self.stop)))
@@ -101,28 +102,23 @@ async def serve(rt: Any) -> None:
     if not ws.platforms:
         logs.get("webhook").info("idle", reason="no platform registered (CINQ_WEBHOOK_PLATFORMS)")
         return
-    adapter = WebhookAdapter(rt.redis, rt.settings, ws)
-    await adapter.start(deliver=ws.deliver)
-    logs.get("webhook").info("listening", host=ws.host, port=adapter.port,
-                             platforms=[p.name for p in ws.platforms])
+    await _serving(WebhookAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
+
+
+async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
+    """Serve until cancelled, then close (input first, then the deliveries in hand)."""
     try:
-        await asyncio.Event().wait()
+        await adapter.start(deliver=ws.deliver)
+        logs.get("webhook").info("listening", host=ws.host, port=adapter.port,
+                                 platforms=[p.name for p in ws.platforms])
+        await until_cancelled()
     finally:
         await adapter.close()
 
 
 async def _run_alone(settings: Settings, ws: WebhookSettings) -> int:
     redis, _ = connect(settings)
-    adapter = WebhookAdapter(redis, settings, ws)
-    loop = asyncio.get_running_loop()
-    done = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, done.set)
-    await adapter.start(deliver=ws.deliver)
-    logs.get("webhook").info("listening", host=ws.host, port=adapter.port,
-                             platforms=[p.name for p in ws.platforms])
-    await done.wait()
-    await adapter.close()
+    await run_until_stopped(_serving(WebhookAdapter(redis, settings, ws), ws))
     return 0
 
 

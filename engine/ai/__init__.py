@@ -5,15 +5,19 @@ One entry point, :func:`choose_move`::
     move = engine.ai.choose_move(engine.view(state, seat), level="hard", seed=7)
 
 Levels: ``easy`` (a random legal move, :mod:`.easy`), ``medium`` (a per-game heuristic,
-:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (SO-ISMCTS, :mod:`.ismcts`, over
-determinizations that respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`,
-:mod:`.five35_sample`).  The view never holds the seed, the deck or another hand, so an AI cannot
-cheat; every random choice comes from ``random.Random(seed)``, so a decision is reproducible.
+:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (a search over determinizations that
+respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`, :mod:`.five35_sample`).
+The view never holds the seed, the deck or another hand, so an AI cannot cheat; every random
+choice comes from ``random.Random(seed)``, so a decision is reproducible.
 
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
-* 535: determinized Monte Carlo over every legal move, each played out with the medium policy
-  on shared deals, the clearly worse pruned early (:mod:`.five35_pimc`).
+* 535: determinized Monte Carlo over every legal move, each played out to the end of the round
+  with the medium policy (:mod:`.five35_playout`, the same choices computed in one pass over
+  precomputed rows) on shared deals (:mod:`.five35_pimc`), uniform deals, no pruning
+  (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
+  :mod:`.five35_belief`, measured worse untempered, not yet measured tempered, so
+  :data:`BELIEF_POOL` is 0: ``bench/results/five35_experiments.txt``).
 * Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default; it
   plays the medium player's card unless the search finds a better one by :data:`OVERRULE_Z`
   standard errors (with the hands unknown, search alone did not pick better cards than the
@@ -40,9 +44,16 @@ HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
 #: :mod:`engine.ai.cinquillo_belief`, Cinquillo only)
 BELIEF_POOL = {"cinquillo": 0, "535": 0}
+#: 535: whether the search stops playing out the moves that trail clearly (five35_pimc); measured
+#: off: over 100 duplicate deals at 100 ms, pruning at z=3 lost 3.0 points [-0.5, +6.5] against
+#: comparing every move to the end (bench/results/five35_experiments.txt)
+PRUNE_535 = False
 #: per game, how sure the search must be (standard errors) to overrule the medium player's move;
 #: None: always play the search's most visited move
 OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
+
+#: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
+BUDGET_SHARE = 0.97
 
 
 def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int | None = None,
@@ -61,6 +72,7 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     moves = view.get("legal_moves") or []
     if not moves or view.get("to_move") != view.get("seat"):
         raise ValueError("no legal move in this view: it is not this seat's turn")
+    started = clock() if clock is not None and budget_ms is not None else 0.0
     rng = random.Random(seed)
     if len(moves) == 1:
         return str(moves[0])  # nothing to decide (a forced pass, the opening 5 de oros...)
@@ -75,10 +87,13 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     timed = budget_ms is not None and clock is not None
     if iterations is None and not timed:
         iterations = DEFAULT_ITERATIONS[view["game"]]
-    budget_s = budget_ms / 1000 if budget_ms is not None else None
+    # the budget covers the whole decision: what building the game took comes off the search's,
+    # and a small share is kept back for the search's last step and the answer (p99 <= budget)
+    budget_s = (BUDGET_SHARE * budget_ms / 1000 - (clock() - started)
+                if timed and budget_ms is not None and clock else None)
     if isinstance(game, Five35Game):
         return str(rules.encode(game.base, five35_pimc.choose(
-            game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535)))
     root_moves = rules.legal(game.base)
     z = OVERRULE_Z[view["game"]]
     default = game.medium(rng) if z is not None else -1

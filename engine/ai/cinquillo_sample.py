@@ -12,10 +12,10 @@ succeeds when the constraints can be met at all.
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
+from engine.ai import belief_weights
 from engine.ai.cinquillo_belief import log_likelihood
 from engine.ai.infoset import CinquilloInfo, cinquillo_history, cinquillo_table
 from engine.cinquillo import PASS, CinquilloState, cards_of, codes_of
@@ -209,12 +209,8 @@ class CinquilloDeterminizer:
             deals = [self.sampler.hands(rng) for _ in range(pool)]
             logs = [log_likelihood(info, history, d, bool(opts["cabron"]), bool(opts["double_turn"]))
                     for d in deals]
-            top = max(logs)
-            total = 0.0
-            for d, lg in zip(deals, logs, strict=True):
-                total += math.exp(lg - top)
-                self.deals.append(d)
-                self.cum.append(total)
+            self.deals = deals
+            self.cum = belief_weights.cumulative_weights(logs)  # tempered: see that module
 
     def sample(self, rng: random.Random) -> CinquilloState:
         """A fresh determinized copy of the base state."""

@@ -3,7 +3,8 @@
 Why not a tree search: the rounds a search plays out are only as good as their playouts, and
 uniformly random playouts (which a tree needs to stay unbiased) shed cards in a way no player
 does.  Here every root candidate is played out with the medium player's policy for every seat
-(it sheds many cards, keeps sets and 8s, passes on costly follows), which is a far better model
+(:mod:`engine.ai.five35_playout`, about 0.12 ms a round with the compiled engine; it sheds many
+cards, keeps sets and 8s, passes on costly follows), which is a far better model
 of how a round goes on (Long et al., "Understanding the success of perfect information Monte
 Carlo sampling in game tree search", AAAI 2010, on why this works in card games).
 
@@ -17,10 +18,13 @@ How the budget is spent:
   view) and plays *every* surviving candidate out from it with the same playout seed, so two
   candidates are compared on the same cards (common random numbers: the deal, which decides
   most of the variance, cancels out of their difference).
-* **Pruning**: every :data:`BLOCK` deals, a candidate whose paired mean difference to the
-  leader is below zero by :data:`PRUNE_Z` standard errors (after :data:`PRUNE_AFTER` deals; so
-  many moves are compared that a looser test drops good ones by chance) is dropped, so the budget
-  goes to the moves still in doubt.
+* **Pruning** (optional, ``prune``; the hard player leaves it off, ``engine.ai.PRUNE_535``: at
+  100 ms it cost about 3 points, bench/results/five35_experiments.txt): every :data:`BLOCK` deals,
+  a candidate whose paired mean difference to the leader is below zero by :data:`PRUNE_Z`
+  standard errors (after :data:`PRUNE_AFTER` deals) is dropped, so the budget goes to the moves
+  still in doubt.
+* **Budget**: a deal is not started when the last one's cost would overrun the time budget, so
+  a decision stays within it (CPU p99 per decision in bench/results/tournament.txt).
 
 The chosen move is the surviving candidate with the best mean (on a tie, the one the heuristic
 ranks higher).  All randomness comes from the ``rng`` passed in; the budget is an iteration
@@ -45,8 +49,6 @@ BLOCK = 8
 PRUNE_Z = 3.0
 #: no pruning before this many deals (early differences are mostly noise)
 PRUNE_AFTER = 24
-#: iterations between two reads of the clock (an iteration plays every candidate out once)
-CLOCK_EVERY = 1
 
 
 def candidates(game: Five35Game, legal: list[int], top_k: int) -> list[int]:
@@ -101,10 +103,13 @@ def _trails(a: list[float], b: list[float], z: float) -> bool:
 
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
-             prune: bool = True) -> dict[int, tuple[int, float]]:
+             prune: bool = True, prune_z: float = PRUNE_Z,
+             prune_after: int = PRUNE_AFTER) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
-    first); with ``prune`` the clearly worse moves stop being played (see the module docstring)."""
+    first; a deal is not started when the last one's cost would overrun the budget, so a decision
+    stays within it); with ``prune`` the clearly worse moves stop being played (see the module
+    docstring)."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
@@ -112,13 +117,18 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     seat = game.base.to_move
     tallies = {m: _Tally() for m in moves}
     alive = list(moves)
-    deadline = clock() + budget_s if clock is not None and budget_s is not None else None
+    now = clock() if clock is not None else 0.0
+    deadline = now + budget_s if clock is not None and budget_s is not None else None
+    cost = 0.0  # the last deal's time: the next one costs about as much (or less, after pruning)
     done = 0
     while len(alive) > 1:
         if iterations is not None and done >= iterations:
             break
-        if deadline is not None and clock is not None and done % CLOCK_EVERY == 0 and clock() >= deadline:
-            break
+        if deadline is not None and clock is not None and done:
+            t = clock()
+            cost, now = t - now, t
+            if now + cost >= deadline:
+                break
         done += 1
         deal = game.sample(rng)
         playout_seed = rng.getrandbits(32)
@@ -127,16 +137,19 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             apply(st, m)
             game.rollout(st, random.Random(playout_seed))
             tallies[m].rewards.append(game.rewards(st)[seat])
-        if prune and done % BLOCK == 0 and done >= PRUNE_AFTER:
+        if prune and done % BLOCK == 0 and done >= prune_after:
             leader = max(alive, key=lambda m: tallies[m].mean())
             best = tallies[leader].rewards
-            alive = [m for m in alive if m == leader or not _trails(tallies[m].rewards, best, PRUNE_Z)]
+            alive = [m for m in alive if m == leader or not _trails(tallies[m].rewards, best, prune_z)]
     return {m: (len(t.rewards), sum(t.rewards)) for m, t in tallies.items()}
 
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
-           clock: Callable[[], float] | None, top_k: int = TOP_K, prune: bool = True) -> int:
-    """The hard player's move (an int of the fast path) for the seat to move in ``game``."""
+           clock: Callable[[], float] | None, top_k: int = TOP_K, prune: bool = True,
+           prune_z: float = PRUNE_Z, prune_after: int = PRUNE_AFTER) -> int:
+    """The hard player's move (an int of the fast path) for the seat to move in ``game``
+    (``top_k``, ``prune``, ``prune_z``, ``prune_after``: see the module constants; the benchmark
+    varies them)."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -145,7 +158,7 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     if len(moves) == 1:
         return moves[0]
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     prune=prune)
+                     prune=prune, prune_z=prune_z, prune_after=prune_after)
     # the best mean among the moves played out the longest (the survivors); ties: heuristic order
     most = max(n for n, _ in stats.values())
     best, best_mean = moves[0], -1.0

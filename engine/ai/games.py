@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.ai import medium_535, medium_cinquillo
+from engine.ai import five35_belief, five35_playout, medium_535, medium_cinquillo
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
@@ -80,10 +80,11 @@ class Five35Game:
     """A 535 seat's information set (see the module docstring)."""
 
     def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
-                 heuristic_playouts: bool) -> None:
+                 heuristic_playouts: bool, belief_pool: int = 0,
+                 belief_beta: float = five35_belief.BETA) -> None:
         self.rules: Any = rules_for("535")
         self.info = info
-        self.det = Five35Determinizer(view, info, rng)
+        self.det = Five35Determinizer(view, info, rng, belief_pool, belief_beta)
         self.base = self.det.base
         self.outcome = Five35Outcome(view)
         self.heuristic_playouts = heuristic_playouts
@@ -101,22 +102,22 @@ class Five35Game:
         return self.outcome.rewards(st)
 
     def rollout(self, st: Five35State, rng: random.Random) -> None:
-        """Play the round out in place: the medium player's moves with ``heuristic_playouts``, else
-        uniformly random legal ones (read from the engine's per-pile candidate table, which is
+        """Play the round out in place: the medium player's moves with ``heuristic_playouts``
+        (:mod:`engine.ai.five35_playout`, the fast form of the same policy), else uniformly random
+        legal ones (read from the engine's per-pile candidate table, which is
         what ``legal`` does, without its memo: playout hands rarely repeat)."""
+        if self.heuristic_playouts:
+            five35_playout.rollout(st, rng)
+            return
         apply = self.rules.apply
         cands = st.tables.cands
-        heuristic = self.heuristic_playouts
         guard = GUARD
         while not st.over and not st.rounds:
             h = st.hands[st.to_move] | guard
             moves = [m for m, r in cands[st.pile] if (h - r) & guard == guard]
             if st.pile:
                 moves.append(PASS_535)
-            if heuristic:
-                apply(st, medium_535.choose(st, moves, rng))
-            else:
-                apply(st, moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0])
+            apply(st, moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0])
 
     def medium(self, rng: random.Random) -> int:
         """The medium player's move in the base state (it reads only the own hand and the table)."""
@@ -124,10 +125,11 @@ class Five35Game:
 
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
-             belief_pool: int = 0) -> CinquilloGame | Five35Game:
+             belief_pool: int = 0, belief_beta: float = five35_belief.BETA) -> CinquilloGame | Five35Game:
     """The information set of the view's seat as a searchable game (``belief_pool``: see
-    :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer`; Cinquillo only)."""
+    :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer` and
+    :class:`engine.ai.five35_sample.Five35Determinizer`; ``belief_beta``: 535 only)."""
     info = info_from_view(view)
     if isinstance(info, CinquilloInfo):
         return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool)
-    return Five35Game(view, info, rng, heuristic_playouts)
+    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta)

@@ -4,7 +4,8 @@ and the docs follow.
 A chat is ``private`` (a person and the bot) or a ``group``.  Most commands work in both; ``/play``
 (a match against AI players at once) is for a private chat, since in a group it would point the
 group's commands at a new table while an earlier match still posts there: a group opens a table
-with ``/new`` and fills it with ``/join`` and ``/bots``.
+with ``/new`` and fills it with ``/join`` and ``/bots``.  A ``/tournament`` is a group's: its sign-up
+message, standings and podium are posted there (its tables' hands still go to each person).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ COMMAND_CHATS: dict[str, frozenset[str]] = {
     "new": _BOTH, "join": _BOTH, "leave": _BOTH, "bots": _BOTH, "start": _BOTH, "cancel": _BOTH,
     "play": frozenset({PRIVATE}),
     "move": _BOTH, "hand": _BOTH, "rules": _BOTH, "stats": _BOTH, "lang": _BOTH, "replay": _BOTH,
-    "help": _BOTH, "kick": _BOTH, "set": _BOTH,
+    "help": _BOTH, "kick": _BOTH, "set": _BOTH, "rating": _BOTH, "top": _BOTH,
+    "tournament": frozenset({GROUP}),
 }
 """Every chat command (its canonical name) and the chat kinds it is accepted in.  A command that is
 refused somewhere has a message ``wrong_chat.<command>`` saying where it belongs (both languages)."""

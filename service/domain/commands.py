@@ -4,24 +4,147 @@ A command is imperative and may be refused.  Its ``id`` makes it idempotent: how
 stream delivers it, it is applied at most once.  ``name`` is a protocol command (``join``, ``move``...),
 ``action`` (a signed action token from a button), or ``tick`` (a deadline fired: a turn timer or an
 AI player's turn), which the service sends itself.
+
+On the stream a command is ``name`` and ``args`` (JSON); in the process it is also typed, once:
+:attr:`TableCommand.request` is one of the :data:`Request` models below (a pydantic union on
+``name``), so ``decide`` matches on types instead of checking what ``args`` hold.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
 from service.domain.identities import Player, Room
 
+
+class _Request(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Create(_Request):
+    """``/new`` (a lobby) or ``/play`` (a match against AI players at once): the commands that create
+    their table — the one place that says so (see :data:`CREATING`)."""
+
+    name: Literal["new", "play"]
+    game: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)
+    players: int | None = None
+    # The table the room showed before (the gateway's note, for the worker to restore on a refusal).
+    room_was: str | None = None
+
+    @property
+    def with_bots(self) -> bool:
+        """``/play``: AI players fill the seats and the match starts at once."""
+        return self.name == "play"
+
+
+class Join(_Request):
+    """``/join``; ``link``: a deep link (``/start <table>``) opened by someone."""
+
+    name: Literal["join"]
+    link: bool = False
+
+
+class Bots(_Request):
+    """``/bots n level``: AI players sit down in a lobby."""
+
+    name: Literal["bots"]
+    n: int = 1
+    level: str | None = None
+
+
+class Kick(_Request):
+    """``/kick seat`` (seats counted from 1)."""
+
+    name: Literal["kick"]
+    seat: Annotated[int, Field(strict=True)] | None = None
+
+
+class SetOptions(_Request):
+    """``/set options``: an open lobby's options."""
+
+    name: Literal["set"]
+    options: dict[str, Any] = Field(default_factory=dict)
+    players: int | None = None
+
+
+class Move(_Request):
+    """``/move m``, in the engine's notation."""
+
+    name: Literal["move"]
+    move: str = ""
+
+    @field_validator("move", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> str:
+        return str(v)
+
+
+class Tick(_Request):
+    """A deadline fired for the table at ``version`` (a turn timer, an AI player's turn)."""
+
+    name: Literal["tick"]
+    version: int | None = None
+
+
+class SeatTable(_Request):
+    """A tournament round's table, created, seated and started at once on the round's seed (the
+    tournament director's own command, service.tournaments; no chat command or button makes it).
+    ``seats``: per seat ``{"player": {...}, "locale": ...}`` or ``{"bot": level}``."""
+
+    name: Literal["tournament_table"]
+    tournament: str
+    round: int
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    turn_seconds: float = 0.0
+    seed: str
+    seats: list[dict[str, Any]]
+
+
+class Plain(_Request):
+    """A command without arguments (``action`` carries its signed token beside, in the command)."""
+
+    name: Literal["leave", "start", "cancel", "action", "hand", "replay"]
+
+
+class Unknown(_Request):
+    """A name no table knows, or arguments that do not have their command's shape (``error``)."""
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+Typed = Create | Join | Bots | Kick | SetOptions | Move | Tick | SeatTable | Plain
+Request = Annotated[Typed, Field(discriminator="name")]
+_REQUEST: TypeAdapter[Typed] = TypeAdapter(Request)
+_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Tick, SeatTable, Plain)
+                   for n in get_args(m.model_fields["name"].annotation))
+
 # The commands that create their table (every other one is for a table that exists).
-CREATING = frozenset({"new", "play"})
+CREATING = frozenset(get_args(Create.model_fields["name"].annotation))
+
+
+def parse_request(name: str, args: dict[str, Any]) -> Typed | Unknown:
+    """The typed form of a command's ``name`` and ``args`` (:class:`Unknown` when it has none)."""
+    if name not in _KNOWN:
+        return Unknown(name=name, args=args)
+    try:
+        return _REQUEST.validate_python({**args, "name": name})
+    except ValidationError as e:
+        first = e.errors()[0]
+        return Unknown(name=name, args=args, error=".".join(map(str, first["loc"])) or first["msg"])
 
 
 class TableCommand(BaseModel):
     """A command addressed to one table, as written to its command stream (field ``c``, JSON)."""
 
-    model_config = ConfigDict(frozen=True)
+    # cache_strings="keys": the JSON parser keeps field names, not the ids it reads (each command
+    # id and table id is new: caching them filled a worker's memory with strings never seen again)
+    model_config = ConfigDict(frozen=True, cache_strings="keys")
 
     id: str
     table: str
@@ -34,11 +157,21 @@ class TableCommand(BaseModel):
     at: float = 0.0
     # The platform says the actor moderates the room (a group admin): may do what the creator does.
     moderator: bool = False
+    _request: Typed | Unknown = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Typed once, when the command is built or read from its stream (name and args are frozen).
+        self._request = parse_request(self.name, self.args)
+
+    @property
+    def request(self) -> Typed | Unknown:
+        """What the command asks, typed (see :func:`parse_request`)."""
+        return self._request
 
     @property
     def creates_table(self) -> bool:
-        """Whether this command creates its table (``/new``, ``/play``)."""
-        return self.name in CREATING
+        """Whether this command creates its table (``/new``, ``/play``, a tournament's table)."""
+        return isinstance(self._request, Create | SeatTable)
 
     def dumps(self) -> str:
         """The JSON form written to the stream."""

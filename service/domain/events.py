@@ -34,6 +34,9 @@ class TableCreated(Event):
     room: Room
     locale: str
     turn_seconds: float
+    # A tournament's table (service.tournaments): it posts in no room, since every table of its round
+    # plays the same deal and its public moves would show the other tables' hidden cards (G-1).
+    tournament: str | None = None
 
 
 class RoomAttached(Event):

@@ -34,6 +34,7 @@ import orjson
 
 from service.domain.events import PlayerJoined, RoomAttached, TableCreated, decode
 from service.domain.tables.state import CANCELLED, FINISHED, Table
+from service.store.decoding import as_text
 from service.store.keys import Keys
 from service.store.repository import fold
 
@@ -43,9 +44,6 @@ _DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL'
 _KEPT_PF = (":stats", ":prefs", ":counted", ":dirty")
 _TOKENS = re.compile(r"[:{}]")
 
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else v
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
     as one ``:``/``{}``-separated part; chat- and player-level keys are left alone)."""
     found = []
     async for raw in redis.scan_iter(match=f"{keys.prefix}pf:*", count=1000):
-        key = _s(raw)
+        key = as_text(raw)
         if key.endswith(_KEPT_PF):
             continue
         if tables.intersection(_TOKENS.split(key[len(keys.prefix):])):
@@ -168,7 +166,7 @@ async def sweep_orphans(redis: Any, keys: Keys) -> int:
     found = []
     for kind in ("done", "snap"):
         async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:{kind}", count=1000):
-            found.append(_s(raw))
+            found.append(as_text(raw))
     if not found:
         return 0
     pipe = redis.pipeline(transaction=False)

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from redis.exceptions import ResponseError
 
 from service.domain.tables.state import CANCELLED, FINISHED
+from service.store.decoding import as_text
 from service.store.keys import Keys
 
 # Shared keys grouped by what they are (the prefix after CINQ_KEY_PREFIX), in the report's order.
@@ -27,9 +28,6 @@ SHARED = {"outbox": ("out:",), "command streams": ("cmd:", "dead:"), "seen:/in: 
 # A deadline is one member of a bucket's sorted set: ~ the table id plus the score and skiplist node.
 DUE_MEMBER_BYTES = 64
 
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else v
 
 
 class Sizer:
@@ -115,13 +113,13 @@ async def measure(redis: Any, keys: Keys, sample: int = 200, seed: int = 0) -> R
             totals[group][1] += b
 
     async for raw in redis.scan_iter(match=f"{keys.prefix}*", count=1000):
-        key = _s(raw)[len(keys.prefix):]
+        key = as_text(raw)[len(keys.prefix):]
         group = next((g for g, ps in SHARED.items() if key.startswith(ps)), None)
         if group is None:
             continue
         if group == "players":
             players.add(key.split("}", 1)[0])
-        chunk.append((group, _s(raw)))
+        chunk.append((group, as_text(raw)))
         if len(chunk) >= 500:
             await count(chunk)
             chunk = []

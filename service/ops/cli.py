@@ -9,6 +9,7 @@
   archive file written by ``cinq trim``) and check its deal; ``cinq replay <table> [--archive FILE]``
   prints the replay as ``/replay`` shows it.
 - ``cinq reindex``: rebuild the derived indexes from the event streams.
+- ``cinq ratings rebuild [--archive FILE]...``: rate every finished match again (service.ratings.rebuild).
 - ``cinq tables | inspect <table> | dead-letters | trim | stats``: operator commands (service.ops.operator).
 - ``cinq <adapter> [args]``: any other installed adapter run alone (``cinq telegram``, ``cinq webhook``).
 
@@ -20,27 +21,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
+import time
 from importlib.metadata import entry_points
 from typing import Any
 
 from service.ops import logs, operator
 from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
-from service.ops.runtime import build
+from service.ops.running import Adapter, run_until_stopped
+from service.ops.runtime import Runtime, build
 from service.ops.settings import Settings
+from service.ratings.projector import Projector
+from service.tournaments.director import Director
 
 ADAPTERS_GROUP = "cinq.adapters"
 # How long `cinq serve` waits for the adapters to flush on SIGTERM (compose waits 30 s before SIGKILL).
 SHUTDOWN_WAIT_S = 10.0
 
 
-def _adapter(name: str) -> Any:
+def _adapter(name: str) -> Adapter | None:
     found = [ep for ep in entry_points(group=ADAPTERS_GROUP) if ep.name == name]
     if not found:
         return None
-    return found[0].load()
+    adapter: Adapter = found[0].load()
+    return adapter
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--archive", metavar="FILE", help="read the table from an archive (cinq trim)")
     replay.add_argument("--lang", default="en", choices=("es", "en"), help="the language (default en)")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
+    ratings = sub.add_parser("ratings", help="the ratings projection (issue 15)")
+    rsub = ratings.add_subparsers(dest="ratings_command", required=True)
+    rb = rsub.add_parser("rebuild", help="rate every finished match again, from the streams and archives")
+    rb.add_argument("--archive", metavar="FILE", action="append", default=[],
+                    help="an archive file of trimmed tables (cinq trim); repeatable")
     operator.add_parsers(sub)  # tables, inspect, dead-letters, trim
     return p
 
@@ -67,7 +77,6 @@ def _parser() -> argparse.ArgumentParser:
 async def _serve(settings: Settings, adapters: bool) -> int:
     """Run a worker (and the adapters) until SIGTERM/SIGINT; the command in hand is finished."""
     rt = build(settings)
-    loop = asyncio.get_running_loop()
     tasks: list[asyncio.Task[Any]] = []
 
     def stop() -> None:
@@ -77,18 +86,26 @@ async def _serve(settings: Settings, adapters: bool) -> int:
         for t in tasks[1:]:
             t.cancel()
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop)
+    await run_until_stopped(_roles(rt, settings, adapters, tasks), stop=stop)
+    return 0
+
+
+async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[asyncio.Task[Any]]) -> None:
+    """The worker's roles (the worker first in ``tasks``), until the worker stops."""
     runner = await start(make_app(rt.redis, rt.metrics, rt.gateway.keys.probe("worker")),
                          settings.http_host, settings.http_port)
     tasks.append(asyncio.create_task(rt.worker.run()))
     # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
     tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))
+    # Finished matches are rated by one projector at a time (a lease; service.ratings.projector).
+    tasks.append(asyncio.create_task(Projector(rt.redis, settings.key_prefix).run(rt.worker.stop)))
+    # Tournament commands likewise, by one director at a time (service.tournaments.director).
+    tasks.append(asyncio.create_task(Director(rt.redis, settings).run(rt.worker.stop)))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
-            if ep.name == "terminal":
-                continue
-            tasks.append(asyncio.create_task(ep.load()(rt)))
+            adapter: Adapter = ep.load()
+            if adapter.serve is not None:
+                tasks.append(asyncio.create_task(adapter.serve(rt)))
     try:
         await tasks[0]
     finally:
@@ -98,7 +115,6 @@ async def _serve(settings: Settings, adapters: bool) -> int:
             # Awaited, with a bound, so that their cleanup runs before the process exits.
             await asyncio.wait(tasks[1:], timeout=SHUTDOWN_WAIT_S)
         await runner.cleanup()
-    return 0
 
 
 async def _stored(settings: Settings, table: str, archive: str | None) -> list[Any] | None:
@@ -155,16 +171,31 @@ async def _reindex(settings: Settings) -> int:
     return 0
 
 
+async def _ratings_rebuild(settings: Settings, archives: list[str]) -> int:
+    from service.ratings.rebuild import rebuild
+
+    rt = build(settings)
+    started = time.perf_counter()
+    try:
+        fold = await rebuild(rt.redis, rt.keys, archives)
+    except (OSError, ValueError) as e:
+        print(f"cinq ratings rebuild: cannot read the archive: {e}", file=sys.stderr)
+        return 1
+    people = sum(len(p) for p in fold.ratings.values())
+    print(f"rated {len(fold.done)} matches, {people} ratings, in {time.perf_counter() - started:.2f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cinq`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `cinq telegram ...`, `cinq webhook ...`: an installed adapter run alone, with its own arguments.
-    own = ("play", "serve", "worker", "verify", "replay", "reindex", "terminal", *operator.COMMANDS)
+    own = ("play", "serve", "worker", "verify", "replay", "reindex", "ratings", "terminal",
+           *operator.COMMANDS)
     if argv and argv[0] not in own and not argv[0].startswith("-"):
         adapter = _adapter(argv[0])
         if adapter is not None:
-            result = adapter(argv[1:])
-            return int(result or 0) if not asyncio.iscoroutine(result) else int(asyncio.run(result) or 0)
+            return int(adapter.run(argv[1:]) or 0)
     args = _parser().parse_args(argv)
     settings = Settings()
     if args.command == "play":
@@ -174,17 +205,19 @@ def main(argv: list[str] | None = None) -> int:
             if web is None:
                 print("the web adapter is not installed (pip install -e .)", file=sys.stderr)
                 return 2
-            return int(web(["play", *args.words, *(["--lang", args.lang] if args.lang else [])]))
+            return int(web.run(["play", *args.words, *(["--lang", args.lang] if args.lang else [])]))
         terminal = _adapter("terminal")
         if terminal is None:
             print("the terminal adapter is not installed (pip install -e .)", file=sys.stderr)
             return 2
-        return int(terminal(args.words, auto=args.auto, lang=args.lang))
+        return int(terminal.run(args.words, auto=args.auto, lang=args.lang))
     logs.configure(settings.log_level)
     if args.command in ("serve", "worker"):
         return asyncio.run(_serve(settings, adapters=args.command == "serve"))
     if args.command == "reindex":
         return asyncio.run(_reindex(settings))
+    if args.command == "ratings":
+        return asyncio.run(_ratings_rebuild(settings, args.archive))
     if args.command in operator.COMMANDS:
         return asyncio.run(operator.run(args, settings))
     if args.command == "replay":

@@ -21,6 +21,7 @@ import orjson
 import engine
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.ops.archive import trim
+from service.store.decoding import as_text
 from service.store.event_store import EventStore
 from service.store.keys import Keys
 from service.store.repository import fold, from_loaded
@@ -31,9 +32,6 @@ COMMANDS = ("tables", "inspect", "dead-letters", "trim", "stats")
 class OperatorError(Exception):
     """A refusal the operator must read (unknown table, unknown dead letter): exit code 1."""
 
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else v
 
 
 @dataclass(frozen=True)
@@ -59,13 +57,13 @@ async def _event_keys(redis: Any, keys: Keys) -> list[tuple[str, str]]:
     out = []
     # Every table's stream is "<prefix>t:{<bucket>}:<table>:events"; SCAN never blocks the server.
     async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:events", count=1000):
-        key = _s(raw)
+        key = as_text(raw)
         out.append((key, key.rsplit(":", 2)[-2]))
     return sorted(out, key=lambda kt: kt[1])
 
 
 async def _raw_events(redis: Any, key: str) -> list[str]:
-    return [_s(f[b"e"] if b"e" in f else f["e"]) for _, f in await redis.xrange(key)]
+    return [as_text(f[b"e"] if b"e" in f else f["e"]) for _, f in await redis.xrange(key)]
 
 
 def _info(table_id: str, raws: list[str]) -> tuple[TableInfo, Table] | None:
@@ -176,8 +174,9 @@ async def dead_letters(redis: Any, keys: Keys) -> list[DeadLetter]:
     out = []
     for shard in range(keys.shards):
         for mid, f in await redis.xrange(keys.dead(shard)):
-            g = {_s(k): _s(v) for k, v in f.items()}
-            out.append(DeadLetter(shard, _s(mid), g.get("error", ""), g.get("c", ""), g.get("worker", "")))
+            g = {as_text(k): as_text(v) for k, v in f.items()}
+            out.append(DeadLetter(shard, as_text(mid), g.get("error", ""), g.get("c", ""),
+                                  g.get("worker", "")))
     return out
 
 
@@ -191,7 +190,7 @@ async def replay_dead(redis: Any, keys: Keys, letter: DeadLetter) -> str:
     pipe.xadd(keys.commands(letter.shard), {"c": letter.command})
     pipe.xdel(keys.dead(letter.shard), letter.id)
     new_id, _ = await pipe.execute()
-    return _s(new_id)
+    return as_text(new_id)
 
 
 async def cmd_dead_letters(redis: Any, keys: Keys, out: TextIO, *, replay: list[str] | None = None,
@@ -254,7 +253,7 @@ async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None
 
     out = out or sys.stdout
     redis, _ = connect(settings)
-    keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+    keys = Keys.of(settings)
     try:
         if args.command == "tables":
             return await cmd_tables(redis, keys, out)

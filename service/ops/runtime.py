@@ -1,4 +1,9 @@
-"""Wiring (the one bootstrap): a Redis client from the settings, and the roles of a process."""
+"""Wiring (the one bootstrap): a Redis client from the settings, and the roles of a process.
+
+:func:`build` makes the key layout, the event store and the gateway once; the worker gets them, and
+the adapters run under ``cinq serve`` take the same gateway and keys from the :class:`Runtime`
+(leases are not shared: each is one consumer's claim, the worker's on command shards, a delivery's
+on outbox partitions)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 
 from service.ops.metrics import Metrics
 from service.ops.settings import DEV_SECRET, Settings
+from service.store.event_store import EventStore
 from service.store.keys import Keys
 from service.write.gateway import Gateway
 from service.write.worker import Worker
@@ -37,7 +43,7 @@ def connect(settings: Settings) -> tuple[Any, bool]:
 
 @dataclass
 class Runtime:
-    """One process's service: its Redis client, gateway, worker and metrics."""
+    """One process's service: its Redis client, key layout, event store, gateway, worker and metrics."""
 
     settings: Settings
     redis: Any
@@ -45,11 +51,8 @@ class Runtime:
     gateway: Gateway
     worker: Worker
     metrics: Metrics
-
-    @property
-    def keys(self) -> Keys:
-        """The key layout in use."""
-        return self.gateway.keys
+    keys: Keys
+    store: EventStore
 
 
 def build(settings: Settings | None = None, redis: Any = None, **worker_args: Any) -> Runtime:
@@ -59,5 +62,8 @@ def build(settings: Settings | None = None, redis: Any = None, **worker_args: An
     if redis is None:
         redis, embedded = connect(settings)
     metrics = Metrics()
-    return Runtime(settings, redis, embedded, Gateway(redis, settings),
-                   Worker(redis, settings, metrics=metrics, **worker_args), metrics)
+    keys = Keys.of(settings)  # one key layout, handed to every role of the process
+    store = EventStore(redis, keys)
+    worker = Worker(redis, settings, metrics=metrics, keys=keys, store=store, **worker_args)
+    gateway = Gateway(redis, settings, keys=keys)
+    return Runtime(settings, redis, embedded, gateway, worker, metrics, keys, store)

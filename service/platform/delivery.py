@@ -41,20 +41,10 @@ What it guarantees:
   :meth:`Delivery.dead_letters` lists it and :meth:`Delivery.replay` sends it again (through a replay
   stream that the running delivery processes read like the outbox).
 
-Retries wait ``Retry.after_s`` when given (a platform's ``Retry-After``), else an exponential backoff
-with full jitter (:func:`backoff`).
-
-Redis keys added by this module (all with the deployment's ``key_prefix``; the hash tag is the
-platform, so each platform's keys are in one Redis Cluster slot):
-
-- ``dlv:{<platform>}:dead``      stream: dead letters (fields ``m`` message JSON, ``stream``, ``entry``,
-  ``error``, ``attempts``, ``at``)
-- ``dlv:{<platform>}:replay``    stream: dead letters sent again, read like an outbox stream
-- ``dlv:{<platform>}:members``   sorted set: live delivery processes, scored by lease expiry (ms)
-- ``dlv:{<platform>}:lease:<p>`` string: the process that owns partition ``p`` (with a TTL)
-
-The consumer group ``deliver:<platform>`` is created on every outbox stream (from its start, so that
-nothing written before the first delivery process started is missed).
+Retries wait ``Retry.after_s`` when given (a platform's ``Retry-After``), else an exponential
+backoff with full jitter (:func:`backoff`).  The handler's contract, the tuning, the metrics and the
+Redis keys are in :mod:`service.platform.delivery_model`; what happens to one message once read (its
+lane, its attempts, its dead letter) in :mod:`service.platform.sending`.
 """
 
 from __future__ import annotations
@@ -65,177 +55,48 @@ import random
 import secrets
 import time
 import zlib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from service.ops import logs
 from service.ops.settings import Settings
+from service.platform.delivery_model import (
+    DeadLetter,
+    DeliveryKeys,
+    DeliveryMetrics,
+    DeliveryOptions,
+    Handler,
+    Permanent,
+    Retry,
+    _Item,
+    addressed_to,
+    recipient_key,
+    wait_or_stop,
+)
 from service.platform.doorbell import Doorbell
 from service.platform.links import Links
 from service.platform.outbox import Message
+from service.platform.partitions import Partitioning, _Partition
+from service.platform.sending import Sending
 from service.store.decoding import as_text
 from service.store.groups import Group, Pause, backoff
 from service.store.keys import Keys
 from service.store.leases import Leases
 
-__all__ = ["Delivery", "DeliveryOptions", "Permanent", "Retry", "addressed_to", "backoff", "recipient_key"]
-
-Handler = Callable[[Message], Awaitable[None]]
-
-
-class Retry(Exception):
-    """Raised by a handler: the message could not be delivered now; try again after ``after_s``
-    seconds (``None``: the delivery's own exponential backoff with jitter)."""
-
-    def __init__(self, reason: str = "", after_s: float | None = None) -> None:
-        super().__init__(reason)
-        self.after_s = after_s
+__all__ = ["DeadLetter", "Delivery", "DeliveryKeys", "DeliveryMetrics", "DeliveryOptions", "Permanent",
+           "Retry", "addressed_to", "backoff", "recipient_key"]
 
 
-class Permanent(Exception):
-    """Raised by a handler: the message can never be delivered as it is (dead-letter it now)."""
 
-
-def addressed_to(msg: Message, platform: str) -> bool:
-    """Whether ``msg`` is for a room or a player of ``platform``."""
-    to = msg.to
-    return (to.room is not None and to.room.platform == platform) or \
-        (to.player is not None and to.player.platform == platform)
-
-
-def recipient_key(msg: Message) -> str:
-    """Who a message goes to, as a string: order is kept per recipient key.  A private chat's
-    messages that name the person in it (``Recipient.person``) share that person's key, so that what
-    they are told in the chat and what they get as a player keep their order."""
-    to = msg.to
-    person = to.player or (to.person if to.room is not None and to.room.kind == "private" else None)
-    if person is not None:
-        return f"player:{person.platform}:{person.user}"
-    assert to.room is not None
-    return f"room:{to.room.platform}:{to.room.chat}"
-
-
-@dataclass(frozen=True)
-class DeliveryOptions:
-    """Tuning of a delivery process (defaults suit production; tests shorten the times)."""
-
-    # Attempts in all (the first one included) before a message is dead-lettered.
-    max_attempts: int = 8
-    backoff_base_s: float = 0.5
-    backoff_cap_s: float = 60.0
-    # A Retry-After longer than this is cut to it (a platform asking for an hour holds a chat up).
-    max_wait_s: float = 300.0
-    # Recipients are hashed over this many lanes per process (concurrent deliveries).
-    lanes: int = 64
-    # Entries read but not yet finished, per process (back-pressure on reading).
-    max_inflight: int = 2048
-    partitions: int = 16
-    lease_ms: int = 10_000
-    block_ms: int = 200
-    batch: int = 256
-    # On a Redis Cluster: how often every owned outbox is read even if the doorbell did not ring.
-    sweep_s: float = 1.0
-    # How often this process reads its own pending entries again (a read whose reply was lost).
-    reread_s: float = 2.0
-    # How often the outbox streams this process acknowledged entries on are trimmed (retention), and
-    # how long every entry is kept all the same (a grace period for debugging; 0: off).
-    trim_s: float = 5.0
-    keep_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class DeadLetter:
-    """A message that could not be delivered, as listed by :meth:`Delivery.dead_letters`."""
-
-    id: str
-    message: Message | None
-    raw: str
-    error: str
-    attempts: int
-    stream: str
-    entry: str
-    at: float
-
-
-class DeliveryMetrics:
-    """Counters and a histogram of deliveries, labelled by platform."""
-
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry or CollectorRegistry()
-        r = self.registry
-        self.deliveries = Counter("cinq_deliveries", "Outbox messages handled, by platform and outcome "
-                                  "(delivered, dead, skipped: for another platform)", ["platform", "outcome"],
-                                  registry=r)
-        self.retries = Counter("cinq_delivery_retries", "Delivery attempts that will be retried",
-                               ["platform"], registry=r)
-        self.dead = Counter("cinq_delivery_dead_letters", "Messages sent to the dead-letter stream",
-                            ["platform"], registry=r)
-        self.latency = Histogram("cinq_delivery_seconds", "From the outbox entry written to its delivery",
-                                 ["platform"], registry=r,
-                                 buckets=(.005, .01, .02, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 120))
-
-
-@dataclass
-class DeliveryKeys:
-    """The Redis keys and group of one platform's delivery (see the module docstring)."""
-
-    keys: Keys
-    platform: str
-
-    @property
-    def group(self) -> str:
-        """The consumer group on the outbox streams."""
-        return f"deliver:{self.platform}"
-
-    def _k(self, suffix: str) -> str:
-        return f"{self.keys.prefix}dlv:{{{self.platform}}}:{suffix}"
-
-    @property
-    def dead(self) -> str:
-        """The dead-letter stream."""
-        return self._k("dead")
-
-    @property
-    def replay(self) -> str:
-        """The stream of dead letters sent again."""
-        return self._k("replay")
-
-    @property
-    def members(self) -> str:
-        """The live delivery processes."""
-        return self._k("members")
-
-    def lease(self, partition: int) -> str:
-        """The owner of a partition."""
-        return self._k(f"lease:{partition}")
-
-
-@dataclass
-class _Item:
-    stream: str
-    entry: str
-    raw: str
-    msg: Message
-
-
-@dataclass
-class _Partition:
-    streams: list[str]
-    inflight: int = 0
-    claimed: bool = False
-
-
-class Delivery:
+class Delivery(Sending, Partitioning):
     """One process's delivery of the outbox to one platform (see the module docstring)."""
 
     def __init__(self, redis: Any, settings: Settings, platform: str, consumer: str | None = None, *,
                  options: DeliveryOptions | None = None, metrics: DeliveryMetrics | None = None,
                  rng: random.Random | None = None, clock: Callable[[], float] = time.time,
-                 links: Links | None = None) -> None:
+                 keys: Keys | None = None, links: Links | None = None) -> None:
         self.redis = redis
         # The web table's links on each message: given, else from the settings (none without
         # CINQ_WEB_PUBLIC_URL).
@@ -247,7 +108,7 @@ class Delivery:
         self.metrics = metrics or DeliveryMetrics()
         self.rng = rng or random.Random()
         self.clock = clock
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.keys = keys or Keys.of(settings)
         self.dk = DeliveryKeys(self.keys, platform)
         self.log = logs.get("delivery").bind(platform=platform, consumer=self.consumer)
         self.owned: dict[int, _Partition] = {}
@@ -280,55 +141,6 @@ class Delivery:
         """Create the platform's consumer group on every stream (idempotent)."""
         await self.group.create(s for p in range(self.options.partitions) for s in self.streams_of(p))
 
-    # -- dead letters -------------------------------------------------------------------------------
-
-    async def dead_letters(self, count: int = 1000) -> list[DeadLetter]:
-        """The dead letters of this platform, oldest first."""
-        out = []
-        for mid, f in await self.redis.xrange(self.dk.dead, count=count):
-            fields = {as_text(k): as_text(v) for k, v in f.items()}
-            raw = fields.get("m", "")
-            try:
-                msg: Message | None = Message.model_validate_json(raw)
-            except ValueError:
-                msg = None
-            out.append(DeadLetter(id=as_text(mid), message=msg, raw=raw, error=fields.get("error", ""),
-                                  attempts=int(fields.get("attempts", 0)), stream=fields.get("stream", ""),
-                                  entry=fields.get("entry", ""), at=float(fields.get("at", 0))))
-        return out
-
-    async def replay(self, ids: list[str] | None = None) -> int:
-        """Send dead letters again (all of them when ``ids`` is None); returns how many.
-
-        They go to the platform's replay stream, which the running delivery processes read, and
-        leave the dead-letter stream.  Their ``Message.id`` is unchanged, so a receiver that did get
-        one after all recognises it.
-        """
-        letters = await self.dead_letters(count=100_000)
-        chosen = [d for d in letters if ids is None or d.id in set(ids)]
-        if not chosen:
-            return 0
-        await self.setup()
-        pipe = self.redis.pipeline(transaction=False)
-        for d in chosen:
-            pipe.xadd(self.dk.replay, {"m": d.raw, "c": f"replay:{d.id}"})
-            pipe.xdel(self.dk.dead, d.id)
-        await pipe.execute()
-        self.log.info("replayed", count=len(chosen))
-        return len(chosen)
-
-    async def _dead_letter(self, it: _Item, error: str, attempts: int) -> None:
-        pipe = self.redis.pipeline(transaction=False)
-        self.group.queue_dead_letter(pipe, self.dk.dead, it.stream, it.entry, {
-            "m": it.raw, "stream": it.stream, "entry": it.entry, "error": error[:2000],
-            "attempts": attempts, "at": self.clock()})
-        await pipe.execute()
-        self._acked.add(it.stream)
-        self.metrics.dead.labels(self.platform).inc()
-        self.metrics.deliveries.labels(self.platform, "dead").inc()
-        self.log.error("dead_letter", message=it.msg.id, table=it.msg.table, entry=it.entry,
-                       error=error[:200], attempts=attempts)
-
     # -- the loop -----------------------------------------------------------------------------------
 
     async def run(self, handler: Handler, stop: asyncio.Event) -> None:
@@ -345,7 +157,7 @@ class Delivery:
             except (RedisError, OSError) as e:  # Redis not there yet: wait for it, do not die
                 wait = pause.failed()
                 self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
-                await _wait(stop, wait)
+                await wait_or_stop(stop, wait)
         lanes: list[asyncio.Queue[_Item | None]] = [asyncio.Queue() for _ in range(self.options.lanes)]
         workers = [asyncio.create_task(self._lane(q, handler, stop)) for q in lanes]
         pause.ok()
@@ -368,14 +180,14 @@ class Delivery:
                     self._next_reread = 0.0
                     wait = pause.failed()
                     self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
-                    await _wait(stop, wait)
+                    await wait_or_stop(stop, wait)
                     with contextlib.suppress(RedisError, OSError):
                         await self.setup()
                 except Exception as e:  # a bug must not stop the deliveries: what was read stays pending
                     self._next_reread = 0.0
                     with contextlib.suppress(Exception):
                         self.log.error("delivery_loop_failed", error=logs.error_text(e))
-                    await _wait(stop, pause.failed())
+                    await wait_or_stop(stop, pause.failed())
         finally:
             for q in lanes:
                 q.put_nowait(None)
@@ -401,7 +213,7 @@ class Delivery:
             entries += await self.reread(streams)
         if not entries:
             if not streams:
-                await _wait(stop, self.options.block_ms / 1000)
+                await wait_or_stop(stop, self.options.block_ms / 1000)
                 return
             if self.group.can_block(streams):
                 entries = await self.group.read(streams, self.options.batch, self.options.block_ms)
@@ -477,109 +289,3 @@ class Delivery:
         # A stream that gave entries may have more: read it again before waiting on the bell.
         self._hot = {s for s, _, _ in got}
         return got
-
-    async def _claim(self, part: _Partition) -> list[tuple[str, str, Any]]:
-        """Take over every entry pending in the group on a partition just acquired (a previous owner's,
-        or this consumer's own from before a restart), oldest first, before reading new ones."""
-        out = []
-        for s in part.streams:
-            out += await self.group.claim(s, 0, self.options.batch, limit=1 << 30)
-        if out:
-            self.log.warning("claimed", entries=len(out))
-        return out
-
-    def _partition_of(self, stream: str) -> _Partition | None:
-        for part in self.owned.values():
-            if stream in part.streams:
-                return part
-        return None
-
-    async def _lane(self, q: asyncio.Queue[_Item | None], handler: Handler, stop: asyncio.Event) -> None:
-        while True:
-            it = await q.get()
-            if it is None:
-                return
-            try:
-                if not stop.is_set():
-                    await self._deliver(it, handler, stop)
-            except Exception as e:  # Redis down, or a bug: the lane goes on with the next message
-                # Not acknowledged: the entry stays pending and is delivered again after a claim.
-                with contextlib.suppress(Exception):
-                    self.log.warning("lane_error", message=it.msg.id, error=repr(e)[:200])
-            finally:
-                self._inflight -= 1
-                self._in_hand.discard((it.stream, it.entry))
-                part = self._partition_of(it.stream)
-                if part is not None:
-                    part.inflight -= 1
-                self._room.set()
-
-    async def _deliver(self, it: _Item, handler: Handler, stop: asyncio.Event) -> None:
-        o = self.options
-        try:
-            # The worker leaves the text deferred: it is written here, in the recipient's language.
-            msg = it.msg.rendered()
-            if self.links is not None:
-                msg = self.links.attach(msg)
-        except Exception as e:  # a message that cannot be rendered never will be: keep it for an operator
-            await self._dead_letter(it, f"unrenderable: {type(e).__name__}: {e}", 0)
-            return
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await handler(msg)
-            except Permanent as e:
-                await self._dead_letter(it, f"permanent: {e}", attempt)
-                return
-            except Exception as e:  # Retry, or a bug in the handler: both are worth another try
-                after = e.after_s if isinstance(e, Retry) else None
-                reason = str(e) if isinstance(e, Retry) else f"{type(e).__name__}: {e}"
-                if attempt >= o.max_attempts:
-                    await self._dead_letter(it, f"gave up after {attempt} attempts: {reason}", attempt)
-                    return
-                wait = after if after is not None else backoff(attempt, o.backoff_base_s, o.backoff_cap_s,
-                                                               self.rng)
-                wait = min(max(wait, 0.0), o.max_wait_s)
-                self.metrics.retries.labels(self.platform).inc()
-                self.log.info("retry", message=it.msg.id, attempt=attempt, wait_s=round(wait, 3),
-                              reason=reason[:200])
-                if await _wait(stop, wait):
-                    return  # stopping: left pending for the next owner
-                continue
-            await self.redis.xack(it.stream, self.dk.group, it.entry)
-            self._acked.add(it.stream)
-            self.metrics.deliveries.labels(self.platform, "delivered").inc()
-            written_ms = int(it.entry.split("-")[0])
-            if it.stream != self.dk.replay:
-                self.metrics.latency.labels(self.platform).observe(max(self.clock() - written_ms / 1000, 0.0))
-            return
-
-    # -- partitions ---------------------------------------------------------------------------------
-
-    async def rebalance(self) -> None:
-        """One round of the partition protocol (:class:`service.store.leases.Leases`): heartbeat, renew
-        this process's leases, release the partitions beyond its fair share once nothing of theirs is
-        in hand, take free ones up to it.  The loop of :meth:`run` calls it every third of a lease;
-        public so that tests can drive it."""
-        gained, lost = await self.leases.rebalance(
-            int(self.clock() * 1000), busy=lambda p: p in self.owned and self.owned[p].inflight > 0)
-        for p in lost:
-            self.owned.pop(p, None)
-            self.log.info("partition_left", partition=p)
-        for p in gained:
-            self.owned[p] = _Partition(self.streams_of(p))
-
-    async def _leave(self) -> None:
-        await self.leases.leave()
-        self.owned.clear()
-
-
-async def _wait(stop: asyncio.Event, seconds: float) -> bool:
-    """Sleep ``seconds`` unless ``stop`` is set first; returns whether it was."""
-    if seconds <= 0:
-        return stop.is_set()
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(stop.wait(), seconds)
-    return stop.is_set()
-

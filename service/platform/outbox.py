@@ -54,7 +54,7 @@ class Message(BaseModel):
     recipient's locale, from the message alone.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, cache_strings="keys")  # ids are new each time: see TableCommand
 
     id: str
     table: str | None

@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 
 REF_TTL_S = 14 * 24 * 3600
@@ -68,9 +69,6 @@ for i = 5 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], 'name:' .. ARGV[i], ARGV[
 return 1
 """
 
-
-def _s(v: Any) -> str | None:
-    return v.decode() if isinstance(v, bytes) else v
 
 
 @dataclass(frozen=True)
@@ -114,7 +112,7 @@ class PlatformState:
         raw = await self.redis.hgetall(self._ref_key(platform, chat, table, slot))
         if not raw:
             return None
-        d = {_s(k): _s(v) for k, v in raw.items()}
+        d = {as_text(k): as_text(v) for k, v in raw.items()}
         mid = d.get("mid")
         rank = tuple(int(x) for x in (d.get("rank") or "-1,0").split(","))
         raw_want = d.get("want")
@@ -161,14 +159,14 @@ class PlatformState:
                           rank: tuple[int, int]) -> None:
         """The slot's content of ``rank`` went out (a newer wanted content stays noted)."""
         field = f"{chat}|{table}|{slot}"
-        current = _s(await self.redis.hget(self._dirty_key(platform), field))
+        current = as_text_or_none(await self.redis.hget(self._dirty_key(platform), field))
         if current is not None and tuple(int(x) for x in current.split(",")) <= rank:
             await self.redis.hdel(self._dirty_key(platform), field)
 
     async def dirty_slots(self, platform: str) -> list[tuple[str, str, str]]:
         """The slots noted by :meth:`mark_dirty` and not cleared: ``(chat, table, slot)``."""
         fields = await self.redis.hkeys(self._dirty_key(platform))
-        return [tuple((_s(f) or "").split("|", 2)) for f in fields]  # type: ignore[misc]
+        return [tuple(as_text(f).split("|", 2)) for f in fields]  # type: ignore[misc]
 
     # -- once ---------------------------------------------------------------------------------------
 
@@ -184,7 +182,7 @@ class PlatformState:
 
     async def chat_locale(self, platform: str, chat: str) -> str | None:
         """The language chosen for a chat (``/lang`` in a group), if any."""
-        return _s(await self.redis.hget(self._prefs_key(platform, chat), "locale"))
+        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "locale"))
 
     async def set_chat_locale(self, platform: str, chat: str, locale: str) -> None:
         """Choose the language of a chat."""
@@ -202,15 +200,15 @@ class PlatformState:
 
     async def moved_to(self, platform: str, chat: str) -> str | None:
         """The chat id a room's chat has on the platform now, if it moved (None: it did not)."""
-        return _s(await self.redis.hget(self._prefs_key(platform, chat), "moved_to"))
+        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "moved_to"))
 
     async def room_chat(self, platform: str, chat: str) -> str:
         """The chat id the service knows a platform chat by (the first id of a chat that moved)."""
-        return _s(await self.redis.hget(self._prefs_key(platform, chat), "was")) or chat
+        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "was")) or chat
 
     async def room_table(self, platform: str, chat: str) -> str | None:
         """The table a room shows now (the service's derived index, :meth:`service.store.keys.Keys.room`)."""
-        return _s(await self.redis.get(Keys(prefix=self.prefix).room(platform, chat)))
+        return as_text_or_none(await self.redis.get(Keys(prefix=self.prefix).room(platform, chat)))
 
     # -- tables shown in group chats ----------------------------------------------------------------
 
@@ -223,7 +221,7 @@ class PlatformState:
 
     async def table_chats(self, platform: str, table: str) -> list[str]:
         """The group chats that show ``table``."""
-        return sorted(_s(c) or "" for c in await self.redis.smembers(self._chats_key(platform, table)))
+        return sorted(as_text(c) for c in await self.redis.smembers(self._chats_key(platform, table)))
 
     async def set_table_names(self, platform: str, table: str, names: list[str]) -> None:
         """Remember the seat names of a table (the lobby shows them; the match views do not)."""
@@ -254,7 +252,7 @@ class PlatformState:
         """A group's finished matches, and each person's latest name and wins (by user id; people
         without a win are left out, and so are the ``win:<name>`` fields of before, see above)."""
         found = await self.redis.hgetall(self._stats_key(platform, chat))
-        raw = {_s(k) or "": _s(v) or "" for k, v in found.items()}
+        raw = {as_text(k): as_text(v) for k, v in found.items()}
         wins: dict[str, tuple[str, int]] = {}
         for k, v in raw.items():
             user = k[4:]

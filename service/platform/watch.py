@@ -2,12 +2,12 @@
 
 The chat adapters consume the outbox through their platform's consumer group; a web page instead
 *follows* a table: it starts from what the person would be shown now
-(:func:`service.tables.current.current_messages`) and then receives every outbox message of that
+(:func:`service.domain.tables.current.current_messages`) and then receives every outbox message of that
 table addressed to them or to a room showing it, each with its outbox entry id, so that a page that
 reconnects with the last id it saw (SSE's ``Last-Event-ID``) misses nothing.
 
 One :class:`Watch` per process reads the outbox streams of the tables being watched (one ``XREAD``
-for all of them, :class:`service.streams.StreamReader`) and hands each message to the subscribers of
+for all of them, :class:`service.store.streams.StreamReader`) and hands each message to the subscribers of
 its table; which of them may see it is :func:`visible`'s decision, here in the service, so that an
 adapter only forwards what it is given (G-1).
 """
@@ -103,7 +103,7 @@ class Watch:
         return t.seat_of(person) if t is not None else None
 
     async def replay(self, table: str) -> dict[str, Any] | None:
-        """A finished table's public replay (:func:`service.tables.replay.replay_views`), or None."""
+        """A finished table's public replay (:func:`service.domain.tables.replay.replay_views`), or None."""
         stored = await repository.history(self.store, table)
         return replay_views(stored) if stored else None
 

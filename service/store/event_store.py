@@ -25,6 +25,9 @@ def _script(name: str) -> str:
     return resources.files("service.store.lua").joinpath(name).read_text()
 
 
+KEYS_CACHE = 512  # tables whose append keys are kept named (see EventStore._append_keys)
+
+
 @dataclass(frozen=True)
 class Append:
     """One compare-and-append: what a worker wants written for one table, atomically.
@@ -94,10 +97,11 @@ class EventStore:
         return [k.events(table), k.snap(table), k.done(table), k.outbox_for(table), k.due_for(table)]
 
     def _append_keys(self, table: str) -> tuple[str, ...]:
-        # The worker appends to the same tables again and again: their keys are named once.
+        # The worker appends to the same tables again and again: their keys are named once.  Bounded
+        # by about the live tables a worker holds: every table it ever served would grow its memory.
         keys = self._keys_of.get(table)
         if keys is None:
-            if len(self._keys_of) >= 100_000:
+            if len(self._keys_of) >= KEYS_CACHE:
                 self._keys_of.clear()
             keys = self._keys_of[table] = tuple(self.append_keys(table))
         return keys

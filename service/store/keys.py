@@ -10,7 +10,7 @@ indexes can be rebuilt from the event streams, the preference cannot.
 
 Not every key is named here: modules with keys of their own name them in their docstrings, each
 under a tag of its own and the same ``prefix`` — ``service.platform.inbound`` (``in:``, ``rl:``: webhook
-answers and rate limits), ``service.platform.delivery`` (``dlv:``: per-platform dead letters, replays,
+answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform dead letters, replays,
 leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter must remember).
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ class Keys:
     shards: int = 4
     # Prepended to every key, so that a benchmark or a second deployment can share one Redis.
     prefix: str = ""
+
+    @classmethod
+    def of(cls, settings: Any) -> Keys:
+        """The layout a deployment's settings say (``buckets``, ``command_shards``, ``key_prefix``)."""
+        return cls(settings.buckets, settings.command_shards, settings.key_prefix)
 
     def bucket(self, table: str) -> int:
         """The bucket of a table id."""

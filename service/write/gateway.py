@@ -1,7 +1,7 @@
 """The single entry point of every adapter: chat text (or an action token) in, a command id out.
 
 ``submit`` parses the text once (bad syntax is answered at once, in the player's language, and goes
-no further), answers the commands that need no table (help, rules, language, stats), resolves the
+no further), answers the commands that need no table (help, rules, language, stats, rating, top), resolves the
 table a command is for (``/new`` and ``/play`` make a new id; the others use the room's current
 table) and appends the command to that table's command stream for a worker.
 
@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from service.domain import chats
 from service.domain.commands import CREATING, TableCommand
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
@@ -43,8 +44,11 @@ from service.platform.outbox import Message, Recipient
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import ProtocolError, parse_command
+from service.ratings import boards
+from service.ratings.store import RatingStore
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
+from service.tournaments.director import commands_key, current_key, is_tournament, tournament_id
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
 ROOM_WAS = "room_was"
@@ -86,15 +90,23 @@ class Gateway:
     """Turns what people type into commands on the right stream."""
 
     def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
-                 bot_username: str | None = None) -> None:
+                 bot_username: str | None = None, keys: Keys | None = None) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.keys = keys or Keys.of(settings)
         self.secrets = settings.secrets_bytes()
         self.clock = clock
         self.bot_username = bot_username
+        # Each platform's own bot name (`/new@name`), when the platform has one: one gateway serves
+        # every adapter of a process (service.ops.runtime), each naming its bot (name_bot).
+        self.bot_names: dict[str, str] = {}
         self._reply = redis.register_script(_REPLY)
         self._point_room = redis.register_script(_POINT_ROOM)
+        self.ratings = RatingStore(redis, settings.key_prefix)
+
+    def name_bot(self, platform: str, username: str) -> None:
+        """The name of ``platform``'s bot, for the commands addressed to a bot (``/new@name``)."""
+        self.bot_names[platform] = username
 
     def table_for(self, command_id: str | None) -> str:
         """The id of the table a ``/new`` or ``/play`` creates: derived from the adapter's command id
@@ -156,9 +168,9 @@ class Gateway:
             return cid
 
         if token is not None:
-            return await self._action(cid, token, user, room, locale, answer)
+            return await self._action(cid, token, user, room, locale, answer, moderator)
         try:
-            parsed = parse_command(text or "", bot=self.bot_username)
+            parsed = parse_command(text or "", bot=self.bot_names.get(room.platform, self.bot_username))
         except ProtocolError as e:
             # Plain chat in a group is not for us; a command for another bot is not either.
             if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
@@ -174,6 +186,11 @@ class Gateway:
             new = args["locale"]
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
             return await answer(translate(new, "lang.changed"), in_locale=new)
+        if name == "tournament":
+            return await self._tournament(cid, command_id, args, user, room, locale, moderator, answer)
+        if name in ("rating", "top"):
+            return await answer(await boards.answer(self.ratings, name, args, user, room, locale,
+                                                    self.clock()))
         if name == "stats":
             raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
             stats = {as_text(k): int(v) for k, v in raw.items()}
@@ -218,6 +235,26 @@ class Gateway:
                                    args=[table, args.get(ROOM_WAS) or ""])
         return cid
 
+    async def _tournament(self, cid: str, command_id: str | None, args: dict[str, Any], user: Player,
+                          room: Room, locale: str, moderator: bool,
+                          answer: Callable[..., Awaitable[str]]) -> str:
+        """``/tournament``: to the tournament director's stream (service.tournaments.director)."""
+        if not chats.allowed("tournament", room.kind):
+            error = ProtocolError("wrong_chat", command="tournament", chat=room.kind)
+            return await answer(error_text(locale, error), "wrong_chat")
+        if args.get("action") == "open":
+            tid = tournament_id(self.secrets[0], command_id)
+        else:
+            shown = await self.redis.get(current_key(self.keys.prefix, room.platform, room.chat))
+            if shown is None:
+                return await answer(translate(locale, "tournament.refusal.no_tournament_here"),
+                                    "no_tournament_here")
+            tid = as_text(shown)
+        cmd = TableCommand(id=cid, table=tid, name="tournament", args=args, actor=user, room=room,
+                           locale=locale, at=self.clock(), moderator=moderator)
+        await self.redis.xadd(commands_key(self.keys.prefix), {"c": cmd.dumps()})
+        return cid
+
     async def _playing(self, user: Player) -> str | None:
         """The table a person plays at: of their tables (derived index) the running one, the most
         recently active if several (the last event of each stream tells both); None if none runs."""
@@ -241,11 +278,18 @@ class Gateway:
         return best[1] if best else None
 
     async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
-                      answer: Callable[..., Awaitable[str]]) -> str:
+                      answer: Callable[..., Awaitable[str]], moderator: bool = False) -> str:
         try:
             claims = open_token(self.secrets, token)
         except TokenError as e:
             return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
+        if is_tournament(claims.table):  # a sign-up button: join or start
+            if claims.move not in ("join", "start"):
+                return await answer(translate(locale, "refusal.token_forged"), "token_forged")
+            await self.redis.xadd(commands_key(self.keys.prefix), {"c": TableCommand(
+                id=cid, table=claims.table, name="tournament", args={"action": claims.move}, actor=user,
+                room=room, locale=locale, token=token, at=self.clock(), moderator=moderator).dumps()})
+            return cid
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))
         return cid

@@ -49,12 +49,13 @@ class Entry:
 @dataclass
 class Outcome:
     """What deciding one command gave: ``ok``, ``reply``, ``noop``, ``refused:<code>`` or
-    ``duplicate``; its events; the table's version after it."""
+    ``duplicate``; its events; the table's version after it; when its events happened (their ``at``)."""
 
     entry: Entry
     outcome: str
     events: list[Any]
     version: int
+    at: float = 0.0
 
 
 @dataclass
@@ -166,7 +167,7 @@ class Planner:
             if outcome != "noop":
                 ids.append(cmd.id)
             t = d.after
-            b.outcomes.append(Outcome(e, outcome, d.events, t.version if t else 0))
+            b.outcomes.append(Outcome(e, outcome, d.events, t.version if t else 0, ctx.now))
         b.after = t
         if not b.outcomes:
             b.append = None

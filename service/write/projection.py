@@ -41,6 +41,8 @@ def index_ops(t: Table, event: Event) -> list[IndexOp]:
     """What ``event`` changes in the indexes (``t``: the table after it)."""
     if type(event) is MovePlayed:  # most events, and none that an index follows
         return []
+    if isinstance(event, TableCreated) and event.tournament is not None:
+        return []  # a tournament's table is shown in no room (events.TableCreated)
     if isinstance(event, TableCreated | RoomAttached):
         return [IndexOp("room", event.room.platform, event.room.chat, t.id)]
     if isinstance(event, PlayerJoined):

@@ -26,7 +26,7 @@ DAY = 86_400
 # Keys that outlive a table by design: player statistics and preferences, a group's counters, and
 # the streams and 24-hour keys shared by every table, which have their own retention.
 OUTLIVE = re.compile(r"^(player:\{[^}]*\}:(stats|prefs)|pf:\{[^}]*\}:(stats|counted|prefs)"
-                     r"|out:\{\d+\}|cmd:\{c\d+\}|seen:\{.*\}|due:\{\d+\})$")
+                     r"|out:\{\d+\}|cmd:\{c\d+\}|seen:\{.*\}|due:\{\d+\}|rt:\{ratings\}:.*)$")
 
 
 def _room(n: int) -> Room:

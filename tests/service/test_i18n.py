@@ -75,7 +75,9 @@ def test_every_literal_msgid_used_in_code_exists() -> None:
 
 
 def test_every_protocol_error_code_raised_has_a_message() -> None:
-    source = (ROOT / "service" / "protocol" / "parse.py").read_text(encoding="utf-8")
+    # the parser and the modules it reads options and moves with: every module of the protocol package
+    modules = sorted((ROOT / "service" / "protocol").glob("*.py"))
+    source = "".join(p.read_text(encoding="utf-8") for p in modules)
     raised = set(re.findall(r'ProtocolError\("(\w+)"', source))
     assert raised == set(PROTOCOL_CODES)
     for code in raised:

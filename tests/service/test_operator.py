@@ -178,6 +178,11 @@ def test_cli_on_the_real_redis(real_redis_url, monkeypatch, capsys, tmp_path):
         archive = tmp_path / "a.jsonl"
         assert main(["trim", "--days", "1", "--archive", str(archive)]) == 0
         assert "2 tables archived" in capsys.readouterr().out
+        # The ratings rebuilt from the archive count its finished match (issue 15).
+        assert main(["ratings", "rebuild", "--archive", str(archive)]) == 0
+        assert re.search(r"^rated 1 matches, \d+ ratings", capsys.readouterr().out)
+        assert main(["ratings", "rebuild", "--archive", str(tmp_path / "none.jsonl")]) == 1
+        assert "cannot read the archive" in capsys.readouterr().err
         assert main(["inspect", ids["running"]]) == 0  # still there
         assert main(["replay", ids["running"]]) == 1  # G-1: a running match's seed stays hidden
         assert "not a finished match" in capsys.readouterr().err

@@ -20,10 +20,12 @@ from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
-from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, next_players, options_words
+from adapters.telegram import keyboards, menu
+from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
+from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.presses import Presses, command_id
-from adapters.telegram.render import MAIN, PLATFORM, Content, Edit, settings_content
+from adapters.telegram.render import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.sender import Sender
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
@@ -117,30 +119,60 @@ async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gatewa
 
 
 async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gateway, sender: Sender,
-                           presses: Presses, room: Room | None) -> AnswerCallbackQuery:
+                           presses: Presses, platform_state: PlatformState,
+                           room: Room | None) -> AnswerCallbackQuery:
     """The settings keyboard of a new table: change one option, or create the table (``go``).  The
-    keyboard's edits go through the chat's queue like every other message (merged, within the limits)."""
+    keyboard's edits go through the chat's queue like every other message (merged, within the limits).
+
+    The press's ``op`` is applied to the latest state the keyboard was given (three quick taps on
+    "players" count three times, whichever keyboard they came from), and only ever reaches a state
+    the engine accepts (:mod:`adapters.telegram.menu`)."""
     player = player_of(cq.from_user)
     locale = await gateway.locale_of(player, cq.from_user.language_code)
-    cfg, op = callback_data, callback_data.op
+    op = callback_data.op
     if cq.message is None or room is None or not hasattr(cq.message, "message_id"):
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
     shown = Content.of_message(getattr(cq.message, "text", None), getattr(cq.message, "reply_markup", None))
+    latest = sender.latest_edit(room.chat, cq.message.message_id) or shown
+    state = callback_data if op == "show" else (menu.state_of(latest) or callback_data)
+    if callback_data.game != state.game or callback_data.where != state.where:
+        state = callback_data  # another game's keyboard: the button's own state
     if op == "go":
-        command = "/play" if cfg.where == "p" else "/new"
-        words = f"{command} {options_words(cfg)}"
+        if not menu.valid(state):  # cannot happen with our keyboards; an old or forged button
+            return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+        command = "/play" if state.where == "p" else "/new"
+        words = f"{command} {options_words(state)}"
+        if state.where == "p":
+            await end_previous(gateway, platform_state, player, room, command_id(cq.id),
+                               cq.from_user.language_code)
         refused = await _submit(cq, gateway, presses, words, user=player, room=room)
         if refused is not None:
             return cq.answer(_alert(refused), show_alert=True)
-        sender.submit(Edit(room.chat, cq.message.message_id, Content(shown.text)))  # the keyboard goes
+        sender.submit(Edit(room.chat, cq.message.message_id, Content(latest.text)))  # the keyboard goes
         return cq.answer(translate(locale, "tg.alert.sent"))
-    if op == "n":
-        cfg = cfg.model_copy(update={"players": next_players(cfg.players)})
-    elif op.startswith("t") and op[1:].isdigit():
-        cfg = cfg.model_copy(update={"flags": cfg.flags ^ (1 << int(op[1:]))})
-    content = settings_content(locale, cfg)
-    if content != shown:  # never an edit to what the message already shows
+    state = menu.apply(state, op)
+    content = menu.settings_content(locale, state)
+    if content != latest:  # never an edit to what the message already shows
         sender.submit(Edit(room.chat, cq.message.message_id, content))
+    return cq.answer()
+
+
+async def page_handler(cq: CallbackQuery, gateway: Gateway, platform_state: PlatformState, sender: Sender,
+                       room: Room | None) -> AnswerCallbackQuery:
+    """A step of a two-step move pick (:mod:`adapters.telegram.keyboards`): show a kind's moves, or
+    the kinds again.  The pages are in the slot's content in Redis; a page of an older turn is stale."""
+    locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
+    parsed = keyboards.parse_page(cq.data or "")
+    if parsed is None or room is None or cq.message is None or not hasattr(cq.message, "message_id"):
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    table, version, name = parsed
+    ref = await platform_state.get_message_ref(PLATFORM, room.chat, table, MAIN)
+    if ref is None or ref.want is None or ref.rank[0] != version:
+        return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
+    shown = keyboards.page(Content.from_json(ref.want), name)
+    if shown is None:
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    sender.submit(Edit(room.chat, cq.message.message_id, shown))
     return cq.answer()
 
 
@@ -156,5 +188,6 @@ def router() -> Router:
     r.callback_query.register(move_handler, F.data.regexp(TOKEN_RE))
     r.callback_query.register(lobby_handler, Lobby.filter())
     r.callback_query.register(settings_handler, Cfg.filter())
+    r.callback_query.register(page_handler, F.data.startswith(keyboards.PAGE_PREFIX))
     r.callback_query.register(unknown_handler)
     return r

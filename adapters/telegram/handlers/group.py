@@ -12,7 +12,9 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
-from adapters.telegram.render import PLATFORM, Content, Post, games_content
+from adapters.telegram.handlers.private import text_command_id
+from adapters.telegram.menu import games_content
+from adapters.telegram.render import PLATFORM, Content, Post
 from adapters.telegram.sender import Sender
 from service.domain.identities import Room
 from service.platform.platform_state import PlatformState
@@ -104,7 +106,7 @@ async def command_handler(message: Message, gateway: Gateway, platform_state: Pl
         name = ""
     moderator = name in MODERATED and await is_moderator(bot, message.chat, message.from_user)
     await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=language, command_id=_command_id(message), moderator=moderator)
+                         language_code=language, command_id=text_command_id(message), moderator=moderator)
 
 
 def router() -> Router:

@@ -48,6 +48,8 @@ class RoomOf(BaseMiddleware):
             known = await state.room_chat(PLATFORM, str(chat.id)) if chat.type != "private" else None
             room = room_of(chat, known)
         data["room"] = room
+        if chat is not None and chat.type == "private" and "sender" in data:
+            data["sender"].allow(str(chat.id))  # they wrote to the bot: it may write to them
         return await handler(event, data)
 
 

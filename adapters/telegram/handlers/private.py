@@ -8,16 +8,29 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import resend_slot
 from adapters.telegram.handlers.people import player_of
-from adapters.telegram.render import Post, games_content
+from adapters.telegram.menu import games_content
+from adapters.telegram.render import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, Post
 from adapters.telegram.sender import Sender
-from service.domain.identities import Room
+from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
+from service.protocol.parse import ProtocolError, parse_command
 from service.write.gateway import Gateway
 
 
 def _command_id(message: Message) -> str:
     return f"tg:m:{message.chat.id}:{message.message_id}"
+
+
+def text_command_id(message: Message) -> str:
+    """The command id of a typed command: ``/hand`` gets its own prefix (:data:`HAND_PREFIX`), so
+    that the hand it causes is sent as a new message at the bottom of the chat, not an edit of the
+    one far up (which would change nothing the player sees)."""
+    try:
+        hand = parse_command(message.text or "").name == "hand"
+    except ProtocolError:
+        hand = False
+    return f"{HAND_PREFIX}{message.chat.id}:{message.message_id}" if hand else _command_id(message)
 
 
 async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
@@ -41,7 +54,7 @@ async def start_handler(message: Message, gateway: Gateway, sender: Sender) -> N
 
 
 async def play_handler(message: Message, command: CommandObject, gateway: Gateway, sender: Sender,
-                       room: Room) -> None:
+                       platform_state: PlatformState, room: Room) -> None:
     """``/play <game> [options]`` starts a match against AI players; a bare ``/play`` offers the games."""
     assert message.from_user is not None
     user = message.from_user
@@ -50,15 +63,32 @@ async def play_handler(message: Message, command: CommandObject, gateway: Gatewa
         content = games_content(locale, "p", translate(locale, "tg.pick_game"))
         await sender.deliver(Post(str(message.chat.id), content, _command_id(message)))
         return
+    await end_previous(gateway, platform_state, player_of(user), room, _command_id(message),
+                       user.language_code)
     await gateway.submit(message.text, user=player_of(user), room=room,
                          language_code=user.language_code, command_id=_command_id(message))
+
+
+async def end_previous(gateway: Gateway, platform_state: PlatformState, user: Player, room: Room,
+                       command_id: str, language: str | None) -> None:
+    """Before a new match in a private chat: cancel the chat's match still running, so that only one
+    match is ever playable here (its message loses its buttons: the service says it was cancelled).
+    A match whose final result the chat already shows is left alone."""
+    old = await gateway.table_of(room)
+    if old is None:
+        return
+    ref = await platform_state.get_message_ref(PLATFORM, room.chat, old, MAIN)
+    if ref is not None and ref.rank[1] == FINAL_RANK:
+        return
+    await gateway.submit("/cancel", user=user, room=room, language_code=language,
+                         command_id=f"{command_id}:x")
 
 
 async def text_handler(message: Message, gateway: Gateway, room: Room) -> None:
     """Any other text goes to the service, which parses the chat command protocol."""
     assert message.from_user is not None
     await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code, command_id=_command_id(message))
+                         language_code=message.from_user.language_code, command_id=text_command_id(message))
 
 
 def router() -> Router:

@@ -4,7 +4,7 @@ built on demand.  Pure.
 A web page opened in the middle of a match (or opened again after the outbox it followed was
 trimmed) starts from these: the room's message (the public view, ``engine.view(state, None)``) and,
 for a seated person, their hand message (their own view and, on their turn, one signed action per
-legal move), exactly as :mod:`service.tables.notify` would write them; nothing else (G-1).
+legal move), exactly as :mod:`service.domain.tables.notify` would write them; nothing else (G-1).
 """
 
 from __future__ import annotations

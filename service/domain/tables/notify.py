@@ -20,93 +20,29 @@ import engine
 from service.domain import chats
 from service.domain.commands import TableCommand
 from service.domain.events import (
-    BotsAdded,
-    Event,
     MatchFinished,
     MatchStarted,
     MovePlayed,
-    OptionsChanged,
-    PlayerJoined,
     PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
     SeatTakenByBot,
-    TableCancelled,
-    TableCreated,
 )
 from service.domain.identities import Player, Room
+from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
 from service.protocol import text
 
-
-def _person(p: Player) -> str:
-    return p.name or p.user
-
-
-def seat_name(t: Table, seat: int) -> text.Item:
-    """How a seat is called in messages: the person's name, or "AI n"."""
-    s = t.seats[seat]
-    if s.human and s.player is not None:
-        return _person(s.player)
-    return text.t("table.bot_name", n=seat + 1)
-
-
-def names(t: Table) -> list[text.Item]:
-    """The names of every seat, for drawing a view."""
-    return [seat_name(t, i) for i in range(len(t.seats))]
+__all__ = ["lobby_view", "messages_for", "names", "refusal_line", "refusal_messages", "replay_messages",
+           "reply_to", "seat_name", "seat_people", "turn_deadline", "wire_json"]
 
 
 def lobby_view(t: Table) -> dict[str, Any]:
     """The public view of a table with no match running (no cards in it)."""
     return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
-            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats]}
-
-
-def _line(after: Table, event: Event) -> text.Item | None:
-    """The one-line announcement of an event in a room (None: not announced)."""
-    if type(event) is MovePlayed:  # most events: tested first
-        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
-                      move=text.move(after.game, event.move))
-    if isinstance(event, TableCreated):
-        game = text.t(f"game.{event.game}")
-        return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
-    if isinstance(event, RoomAttached):
-        return text.t("table.room_attached", table=after.id)
-    if isinstance(event, PlayerJoined):
-        return text.t("table.joined", name=_person(event.player), seat=event.seat + 1, seats=after.max_seats)
-    if isinstance(event, PlayerLeft):
-        return text.t("table.left", name=_person(event.player))
-    if isinstance(event, BotsAdded):
-        return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
-    if isinstance(event, MatchStarted):
-        return text.t("table.started", players=event.players, commitment=event.commitment)
-    if isinstance(event, SeatTakenByBot):
-        name = _person(event.player) if event.player else str(event.seat + 1)
-        return text.t(f"table.bot_took_seat_{event.reason}", name=name)
-    if isinstance(event, MatchFinished):
-        winners = [seat_name(after, w) for w in event.result.get("winners", [])]
-        return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
-                      commitment=after.commitment or "")
-    if isinstance(event, TableCancelled):
-        if event.reason == "empty":
-            return text.t("table.closed_empty")
-        return text.t("table.cancelled", name=_person(event.by))
-    if isinstance(event, PlayerKicked):
-        kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
-        if event.player is not None:
-            kicked = _person(event.player)
-        key = "table.kicked" if event.level is None else "table.kicked_bot"
-        return text.t(key, name=kicked, by=_person(event.by))
-    if isinstance(event, OptionsChanged):
-        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                 for k, v in sorted(event.options.items())]
-        return text.t("table.options_changed", options=" ".join(words) or "-", seats=event.max_seats,
-                      turn=int(event.turn_seconds) if event.turn_seconds == int(event.turn_seconds)
-                      else event.turn_seconds)
-    return None
+            "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats],
+            "options": dict(t.options), "turn_seconds": t.turn_seconds}
 
 
 def turn_deadline(t: Table) -> float | None:
@@ -190,7 +126,7 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
         mover = t.to_move()
     actions: list[Wire] = []
     lines: list[text.Item] = [text.view(names(t) if seat_names is None else seat_names)]
-    if t.status == RUNNING and mover == seat:
+    if t.status == RUNNING and mover == seat and t.seats[seat].human:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
         actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
@@ -224,8 +160,18 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
-            if started or (d.events and (seat_no == mover or seat_no in moved)) or (
-                    asking is not None and asking.same(seat.player)):
+            # A tournament's table posts in no room: each person sees every change in their hand.
+            changed = seat_no == mover or seat_no in moved or t.tournament is not None
+            if started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
+                hands.append(seat_no)
+    # Every person's private message tells the truth to the end: the final result when the match
+    # ends, and no moves any more for a person whose seat an AI player took (its view, no actions).
+    replaced = {e.seat for e in d.events if (isinstance(e, SeatTakenByBot) or (
+        isinstance(e, PlayerKicked) and e.level is not None)) and e.player is not None}
+    if MatchFinished in kinds or replaced:
+        for seat_no, seat in enumerate(t.seats):
+            if seat.player is not None and seat_no not in hands and (
+                    MatchFinished in kinds or seat_no in replaced):
                 hands.append(seat_no)
     # The room's view and the hands' views in one go: what they share is computed once.
     public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
@@ -233,7 +179,7 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     seat_names = names(t) if running else None
     if d.events:
         over = MatchFinished in kinds
-        lines = [line for e in d.events if (line := _line(t, e)) is not None]
+        lines = [line for e in d.events if (line := event_line(t, e)) is not None]
         if public:
             view = views[0]
             if seat_names is not None:  # i.e. running
@@ -248,6 +194,13 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
+    if t.tournament is not None and MatchFinished in kinds:
+        # No seed here: other tables of the round may still play this deal; the round's end shows it.
+        winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
+        for seat in t.seats:
+            if seat.human and seat.player is not None:
+                out.add(_to(player=seat.player), seat.locale, "reply",
+                        [text.t("tournament.table_over", winners=winners)])
     for e in d.events:
         # The person whose turn the timer played is told so in private, and when they lose the seat.
         if isinstance(e, MovePlayed) and e.cause == "timeout":
@@ -292,7 +245,7 @@ def refusal_messages(cmd: TableCommand, refused: Refused, table: Table | None) -
     if cmd.room is not None and cmd.room.kind == "group" and cmd.actor is not None and is_private(refused):
         out.add(_to(player=cmd.actor), cmd.locale, "reply", [line])
         out.add(_to(room=cmd.room), cmd.locale, "reply",
-                [text.t("refusal.move_refused_private", name=_person(cmd.actor))])
+                [text.t("refusal.move_refused_private", name=person(cmd.actor))])
     else:
         out.add(reply_to(cmd), cmd.locale, "reply", [line])
     return out.messages

@@ -64,6 +64,10 @@ class Table:
     engine: Any = None
     turn_since: float = 0.0
     result: dict[str, Any] | None = None
+    # A tournament's table: the tournament, and its group (where the table does not post: see
+    # events.TableCreated), whose boards count the match.
+    tournament: str | None = None
+    home: Room | None = None
 
     def seat_of(self, player: Player | None) -> int | None:
         """The seat a person plays at this table (still as a person), or None."""
@@ -85,6 +89,10 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
     the state); a replay of stored events may pass a faster one (see ``repository.fold``).
     """
     if isinstance(event, TableCreated):
+        if event.tournament is not None:
+            return Table(id=table_id, version=1, game=event.game, options=dict(event.options),
+                         max_seats=event.max_seats, creator=event.creator, rooms=(), locale=event.locale,
+                         turn_seconds=event.turn_seconds, tournament=event.tournament, home=event.room)
         return Table(id=table_id, version=1, game=event.game, options=dict(event.options),
                      max_seats=event.max_seats, creator=event.creator, rooms=(event.room,),
                      locale=event.locale, turn_seconds=event.turn_seconds)
@@ -149,6 +157,7 @@ def to_snapshot(t: Table) -> dict[str, Any]:
     data = {f.name: getattr(t, f.name) for f in dataclasses.fields(t)}
     data["creator"] = t.creator.model_dump()
     data["rooms"] = [r.model_dump() for r in t.rooms]
+    data["home"] = t.home.model_dump() if t.home else None
     data["seats"] = [{"player": s.player.model_dump() if s.player else None, "bot": s.bot,
                       "locale": s.locale, "timeouts": s.timeouts} for s in t.seats]
     data["engine"] = engine.snapshot(t.engine) if t.engine is not None else None
@@ -160,6 +169,7 @@ def from_snapshot(data: dict[str, Any]) -> Table:
     d = dict(data)
     d["creator"] = Player.model_validate(d["creator"])
     d["rooms"] = tuple(Room.model_validate(r) for r in d["rooms"])
+    d["home"] = Room.model_validate(d["home"]) if d.get("home") else None
     d["seats"] = tuple(Seat(player=Player.model_validate(s["player"]) if s["player"] else None,
                             bot=s["bot"], locale=s["locale"], timeouts=s["timeouts"]) for s in d["seats"])
     d["engine"] = engine.restore(d["engine"]) if d["engine"] is not None else None

@@ -9,6 +9,7 @@ before they fill the message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ from service.protocol.i18n import msgids, translate
 from service.protocol.i18n.render import card_name, join
 from service.protocol.parse import ProtocolError
 
-__all__ = ["error_text", "illegal_text"]
+__all__ = ["error_text", "illegal_text", "options_reason"]
 
 
 def error_text(locale: str | None, error: ProtocolError) -> str:
@@ -66,3 +67,37 @@ def illegal_text(locale: str | None, game: str | None, code: str,
 
 def _known() -> set[str]:
     return msgids("messages") | msgids("messages", "es")
+
+
+# The engine's reasons for refusing a table's options (plain ValueError sentences, in English), as
+# catalogue messages: a refusal is wholly in the player's language.  An unknown sentence falls back
+# to ``options.other`` naming the option, never to the English text.
+_OPTION_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"preset '(?P<preset>\w+)' is for (?P<low>\d+) to (?P<high>\d+) players, not (?P<n>\d+)"),
+     "options.preset_players"),
+    (re.compile(r"535 is played by (?P<low>\d+) to (?P<high>\d+) players, not (?P<n>\d+)"),
+     "options.game_players"),
+    (re.compile(r"option 'deal' 'clasico' is defined for (?P<low>\d+) to (?P<high>\d+) players, "
+                r"not (?P<n>\d+)"), "options.deal_players"),
+    (re.compile(r"option 'teams' needs 4 or 6 players, not (?P<n>\d+)"), "options.teams_players"),
+    (re.compile(r"option 'cabron' cannot be combined with option 'teams'"), "options.cabron_teams"),
+    (re.compile(r"option hand_size: (?P<n>\d+) players x (?P<size>\d+) cards do not fit .*"
+                r"\(at most (?P<most>\d+) each\)"), "options.hand_size"),
+    (re.compile(r"unknown (?:535 )?option\(s\):? (?P<option>[^;]+);"), "options.unknown"),
+    (re.compile(r"turn=(?P<turn>.+)"), "options.turn"),
+)
+_OPTION_NAME = re.compile(r"option '?(?P<option>[a-z_]+)'?")
+
+
+def options_reason(message: str) -> dict[str, Any]:
+    """A deferred text item (:mod:`service.text`) for the engine's reason ``message`` for refusing a
+    table's options, so that the refusal is rendered wholly in the reader's language."""
+    for pattern, msgid in _OPTION_REASONS:
+        m = pattern.search(message)
+        if m:
+            params: dict[str, Any] = {k: v.strip("' ") for k, v in m.groupdict().items()}
+            if "preset" in params:  # a preset is named in words ("las reglas clásicas")
+                params["preset"] = {"t": f"options.preset.{params['preset']}"}
+            return {"t": msgid, "p": params}
+    named = _OPTION_NAME.search(message)
+    return {"t": "options.other", "p": {"option": named.group("option") if named else "?"}}

@@ -75,6 +75,8 @@ class FakeTelegram:
     updates: list[dict[str, Any]] = field(default_factory=list)
     handed: int = 0  # the update_id up to which getUpdates has handed updates out
     migrated: dict[int, int] = field(default_factory=dict)
+    # setMyCommands: (scope as JSON, language code or "") -> the commands
+    commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     down: bool = False
     webhook_set: bool = False
     closing: bool = False
@@ -283,6 +285,14 @@ class FakeTelegram:
         if self.fail_set_webhook:
             return 400, "Bad Request: bad webhook: HTTPS url must be provided for webhook"
         self.webhook_set = True
+        return 200, True
+
+    def _m_setMyCommands(self, p: dict[str, Any]) -> tuple[int, Any]:
+        commands = p.get("commands")
+        scope = p.get("scope")
+        self.commands[(json.dumps(json.loads(scope) if isinstance(scope, str) else scope, sort_keys=True),
+                       p.get("language_code") or "")] = json.loads(commands) if isinstance(commands, str) \
+            else commands
         return 200, True
 
     def _m_deleteWebhook(self, p: dict[str, Any]) -> tuple[int, Any]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import engine
 from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
-from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, route, settings_content
+from adapters.telegram.menu import settings_content
+from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, milestones, route
 from service.domain.identities import Player, Room
 from service.platform.outbox import Action, Message, Recipient
+from service.protocol.i18n import translate
 
 GROUP = Room(platform="telegram", chat="-5", kind="group")
 ANA = Player(platform="telegram", user="9", name="Ana")
@@ -25,7 +27,7 @@ def test_a_running_table_in_a_group_has_the_my_hand_link_and_the_time_left():
     [op] = routed.ops
     assert isinstance(op, Show) and op.chat == "-5" and op.rank == (7, ROOM_RANK)
     assert op.content.rows == ((("🃏 My hand", "url", "https://t.me/cinqbot?start=tab123"),),)
-    assert op.content.text.endswith("⏳ 50 s to move")
+    assert op.content.text.endswith(translate("en", "tg.time_under", seconds=60))
     assert routed.group_table == ("-5", "tab123")
 
 
@@ -44,7 +46,7 @@ def test_a_hand_goes_to_the_players_private_chat_with_one_button_per_legal_move(
     [op] = route(msg(Recipient(player=ANA), "hand", {"hand": ["5o"]}, actions), bot_username="b").ops
     assert isinstance(op, Show) and op.chat == "9" and op.rank == (7, HAND_RANK)
     assert op.content.rows == ((("5 of coins", "data", "1tab.0.7.=5o.x"),),
-                               (("pass", "data", "1tab.0.7.-.x"),))
+                               ((translate("en", "tg.btn.pass"), "data", "1tab.0.7.-.x"),))
 
 
 def test_replies_are_posted_and_other_platforms_are_ignored():
@@ -101,7 +103,13 @@ def test_the_time_left_comes_from_the_services_deadline():
     view = {"game": "cinquillo", "to_move": 2}
     timed = msg(Recipient(room=GROUP), "table", view).model_copy(update={"deadline": 1030.0})
     [op] = route(timed, bot_username="cinqbot", now=1010.0, written_at=1000.0, turn_seconds=60).ops
-    assert isinstance(op, Show) and op.content.text.endswith("⏳ 20 s to move")
+    assert isinstance(op, Show) and op.content.text.endswith(translate("en", "tg.time_under", seconds=30))
+    # It stays true: the table is edited again when 10 s are left (and says so), then time is up.
+    assert milestones(timed, 1010.0) == [1020.0]
+    [op] = route(timed, bot_username="cinqbot", now=1020.5).ops
+    assert op.content.text.endswith(translate("en", "tg.time_under", seconds=10))
+    [op] = route(timed, bot_username="cinqbot", now=1031.0).ops
+    assert op.content.text.endswith(translate("en", "tg.time_up"))
     # The service says there is no deadline (no timer, or an AI player's turn): no time is shown.
     wire = msg(Recipient(room=GROUP), "table", view).model_dump()
     untimed = Message.model_validate({**wire, "deadline": None})

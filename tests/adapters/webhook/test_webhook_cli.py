@@ -5,23 +5,23 @@ from __future__ import annotations
 import asyncio
 import json
 from importlib.metadata import entry_points
-from types import SimpleNamespace
 
 import aiohttp
 import pytest
 
+from service.ops.runtime import build
 from tests.adapters.webhook.support import PLATFORM, SECRETS, settings
 from tools.loopback import free_port
 
 
 def _webhook():
-    [main] = [ep.load() for ep in entry_points(group="cinq.adapters") if ep.name == "webhook"]
-    return main
+    [adapter] = [ep.load() for ep in entry_points(group="cinq.adapters") if ep.name == "webhook"]
+    return adapter.serve
 
 
 async def test_without_a_platform_the_adapter_is_idle(fake_redis, monkeypatch):
     monkeypatch.delenv("CINQ_WEBHOOK_PLATFORMS", raising=False)
-    rt = SimpleNamespace(redis=fake_redis, settings=settings())
+    rt = build(settings(), redis=fake_redis)  # the runtime `cinq serve` hands its adapters
     await asyncio.wait_for(_webhook()(rt), 5)  # returns at once
 
 
@@ -30,7 +30,7 @@ async def test_under_serve_it_answers_until_cancelled(fake_redis, monkeypatch):
     monkeypatch.setenv("CINQ_WEBHOOK_PORT", str(port))
     monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS", json.dumps(
         [{"name": PLATFORM, "secrets": SECRETS, "callback_url": "http://127.0.0.1:9/"}]))
-    rt = SimpleNamespace(redis=fake_redis, settings=settings())
+    rt = build(settings(), redis=fake_redis)  # the runtime `cinq serve` hands its adapters
     task = asyncio.create_task(_webhook()(rt))
     try:
         async with aiohttp.ClientSession() as s:

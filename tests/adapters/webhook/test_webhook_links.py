@@ -27,8 +27,8 @@ async def test_g1_callbacks_carry_each_recipients_own_link_and_the_replay_page(f
     h = await Harness(fake_redis, platform.url, web_public_url=WEB).start()
     try:
         table = await play_match(h, platform, "/new cinquillo", seed=5)
-        asked = event(f"/replay {table}", user="u2", chat="dm-u2", kind="private")
-        status, _, body = await h.client.post(asked)
+        replay = event(f"/replay {table}", user="u2", chat="dm-u2", kind="private")
+        status, _, body = await h.client.post(replay)
         assert status == 202, body
         replay = await platform.wait_for(lambda: [m for m in platform.received if m["kind"] == "replay"])
         assert [m["link"] for m in replay] == [f"{WEB}/replay/{table}"]

@@ -1,0 +1,45 @@
+"""Telegram's "/" menu: the bot's commands, per chat type and in both languages (``setMyCommands``).
+
+Spanish speakers get the Spanish aliases the protocol accepts (``/mano``, ``/nueva``...); everyone
+else the English names.  Registered once when the bot starts; a failure is logged, never fatal.
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+
+from service.ops import logs
+from service.protocol.i18n import translate
+
+# (English name, Spanish name) of each command, per chat type, in menu order.
+PRIVATE = [("start", "start"), ("play", "jugar"), ("hand", "mano"), ("rules", "reglas"),
+           ("stats", "estadisticas"), ("lang", "idioma"), ("help", "ayuda")]
+GROUP = [("new", "nueva"), ("join", "unirme"), ("leave", "salir"), ("start", "empezar"), ("hand", "mano"),
+         ("bots", "bots"), ("set", "opciones"), ("kick", "expulsar"), ("cancel", "cancelar"),
+         ("stats", "estadisticas"), ("lang", "idioma"), ("rules", "reglas"), ("help", "ayuda")]
+
+
+def commands(kind: str, locale: str) -> list[BotCommand]:
+    """The menu of a chat ``kind`` (``private`` or ``group``) in ``locale``."""
+    names = PRIVATE if kind == "private" else GROUP
+    return [BotCommand(command=es if locale == "es" else en,
+                       description=translate(locale, f"tg.cmd.{kind}.{en}"))
+            for en, es in names]
+
+
+async def register(bot: Bot) -> int:
+    """Set the menus (4 calls: two chat types, two languages); returns how many were set."""
+    done = 0
+    scopes = (("private", BotCommandScopeAllPrivateChats()), ("group", BotCommandScopeAllGroupChats()))
+    for kind, scope in scopes:
+        for locale in ("en", "es"):
+            try:
+                await bot.set_my_commands(commands(kind, locale), scope=scope,
+                                          language_code=None if locale == "en" else "es")
+                done += 1
+            except TelegramAPIError as e:
+                logs.get("telegram").warning("set_my_commands_failed", kind=kind, locale=locale,
+                                             error=str(e)[:200])
+    return done

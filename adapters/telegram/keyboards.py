@@ -1,0 +1,97 @@
+"""Move buttons: cards with their suit symbol, 535's moves grouped by kind.  Pure.
+
+Cinquillo's buttons name the card as the hand shows it ("🪙 5", "⚔️ Sota").  535's moves are grouped
+(singles, groups of one rank, runs, adds), one kind per row; when a turn has more than
+:data:`MAX_FLAT` moves the keyboard becomes a two-step pick: first the kind ("👥 Groups (3)"), then
+its moves, with a way back.  Every page is kept in the slot's content (:class:`Content.pages`, in
+Redis with it), so the pick works in any bot process; the page buttons carry no move, only
+``pk:<table>:<version>:<page>``, and the move buttons on a page are the service's action tokens.
+"""
+
+from __future__ import annotations
+
+from adapters.telegram.render import ROW, Content, Rows
+from service.platform.outbox import Action, Message
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import SUIT_EMOJI, rank_name
+
+# The most buttons a turn shows at once (more: the two-step pick).
+MAX_FLAT = 12
+PAGE_PREFIX = "pk:"
+KINDS = ("single", "group", "run", "add")
+BACK = "-"
+
+
+def page_data(table: str, version: int, page: str) -> str:
+    """The callback data of a page button (well under Telegram's 64 bytes)."""
+    return f"{PAGE_PREFIX}{table}:{version}:{page}"
+
+
+def parse_page(data: str) -> tuple[str, int, str] | None:
+    """``(table, version, page)`` of a page button's data, or None."""
+    parts = data[len(PAGE_PREFIX):].split(":")
+    if not data.startswith(PAGE_PREFIX) or len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1]), parts[2]
+
+
+def label(game: str | None, action: Action, locale: str) -> str:
+    """A button's text: a Cinquillo card with its suit symbol, a 535 pile by its ranks."""
+    move = action.move
+    if move == "pass":
+        return translate(locale, "tg.btn.pass")
+    if game == "cinquillo" and move[-1:] in SUIT_EMOJI and move[:-1].isdigit():
+        return f"{SUIT_EMOJI[move[-1]]} {rank_name(int(move[:-1]), locale)}"
+    if game == "535":
+        verb, _, ranks = move.partition(" ")
+        cards = "·".join(ranks.split())
+        return f"➕ {cards}" if verb == "add" else cards
+    return action.label or move
+
+
+def kind(move: str) -> str:
+    """The kind of a 535 move: ``single``, ``group`` (one rank), ``run``, ``add`` (or ``pass``)."""
+    verb, _, rest = move.partition(" ")
+    ranks = rest.split()
+    if verb == "add":
+        return "add"
+    if verb != "play" or not ranks:
+        return "pass"
+    if len(ranks) == 1:
+        return "single"
+    return "group" if len(set(ranks)) == 1 else "run"
+
+
+def _rows(buttons: list[tuple[str, str, str]]) -> Rows:
+    return tuple(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
+
+
+def move_keyboard(msg: Message) -> Content:
+    """The buttons of a hand message (``Content`` without text): its rows, and its pages if any."""
+    loc, game = msg.locale, msg.game
+    plays = [(label(game, a, loc), "data", a.token) for a in msg.actions if a.move != "pass"]
+    passes = tuple((label(game, a, loc), "data", a.token) for a in msg.actions if a.move == "pass")
+    tail = (passes,) if passes else ()
+    if game != "535":
+        return Content("", _rows(plays) + tail)
+    by_kind = {k: [b for a, b in zip([a for a in msg.actions if a.move != "pass"], plays, strict=True)
+                   if kind(a.move) == k] for k in KINDS}
+    if len(plays) + len(passes) <= MAX_FLAT:
+        rows: Rows = ()
+        for k in KINDS:
+            rows += _rows(by_kind[k])
+        return Content("", rows + tail)
+    table = msg.table or ""
+    back = ((translate(loc, "tg.btn.back"), "data", page_data(table, msg.version, BACK)),)
+    top = tuple((translate(loc, f"tg.kind.{k}", n=len(by_kind[k])), "data", page_data(table, msg.version, k))
+                for k in KINDS if by_kind[k])
+    pages = tuple((k, (*_rows(by_kind[k]), back)) for k in KINDS if by_kind[k])
+    return Content("", _rows(list(top)) + tail, pages=((BACK, _rows(list(top)) + tail), *pages))
+
+
+def page(content: Content, name: str) -> Content | None:
+    """``content`` showing its page ``name`` (None: it has no such page)."""
+    for key, rows in content.pages:
+        if key == name:
+            return Content(content.text, rows, pages=content.pages)
+    return None

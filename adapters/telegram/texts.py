@@ -1,0 +1,112 @@
+"""The words of the bot's messages, drawn from an outbox message's view and deferred lines.  Pure.
+
+The service's plain text (``Message.text``) is written for any chat; a Telegram message has buttons
+beside it, so some of it would be said twice: the hand's legal moves (they are the buttons), "your
+turn" twice, and in a group the last move (the view says it) or the deal's commitment (64 hex
+digits; ``/replay`` verifies the deal).  Here the text is drawn again from the view and the lines:
+
+- :func:`hand_text`: the view without the list of legal moves;
+- :func:`table_text`: a group's running table: the view, and the lines that are not moves;
+- :func:`lobby_text`: the roster (seats, AI players, free seats), the options, the latest event
+  and what to do next, every time (a join never replaces the roster with its one line);
+- :func:`announcements`: the lines that matter on their own (an AI player took a seat, a player
+  was removed): posted as messages of their own, so that no later edit merges them away.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.platform.outbox import Message
+from service.protocol.i18n import translate
+from service.protocol.i18n.render import render_view
+from service.protocol.text import render as render_item
+
+# Lines posted on their own in a group (never merged into the next edit of the table).
+ANNOUNCED = frozenset({"table.bot_took_seat_left", "table.bot_took_seat_timeouts", "table.kicked",
+                       "table.kicked_bot"})
+# Lines a Telegram message leaves out: its buttons or its view say them already.
+_SAID = frozenset({"table.your_turn"})
+
+
+def _key(item: Any) -> str | None:
+    return item.get("t") if isinstance(item, dict) else None
+
+
+def _is_view(item: Any) -> bool:
+    return isinstance(item, dict) and "view" in item
+
+
+def _lines(msg: Message, skip: frozenset[str] = frozenset(), moves: bool = True) -> list[str]:
+    out = []
+    for item in msg.lines or []:
+        key = _key(item)
+        if _is_view(item) or key in _SAID or key in skip:
+            continue
+        if not moves and key is not None and key.startswith("table.moved_"):
+            continue
+        if key == "table.started":  # without the commitment: 64 hex digits nobody reads here
+            item = {"t": "tg.started", "p": {"players": item.get("p", {}).get("players", "")}}
+        text = render_item(item, msg.locale, msg.view)
+        if text:
+            out.append(text)
+    return out
+
+
+def hand_text(msg: Message, names: list[str] | None) -> str:
+    """A private hand: the view (its legal moves are the buttons, not a line) and the other lines."""
+    view = msg.view or {}
+    if not msg.lines or not view.get("game"):
+        return msg.text
+    drawn = render_view({**view, "legal_moves": []}, msg.locale, names=names)
+    return "\n".join([*_lines(msg), drawn]) if _lines(msg) else drawn
+
+
+def table_text(msg: Message, names: list[str] | None) -> str:
+    """A group's running table: what happened that is not a move, then the view (its last move)."""
+    view = msg.view or {}
+    if not msg.lines or not view.get("game"):
+        return msg.text
+    lines = _lines(msg, skip=ANNOUNCED, moves=False)
+    return "\n".join([*lines, render_view(view, msg.locale, names=names)])
+
+
+def announcements(msg: Message) -> list[str]:
+    """The lines of ``msg`` that a group gets as messages of their own."""
+    return [render_item(i, msg.locale, msg.view) for i in msg.lines or [] if _key(i) in ANNOUNCED]
+
+
+def _option_words(view: dict[str, Any], locale: str) -> str:
+    words = []
+    for k, v in sorted((view.get("options") or {}).items()):
+        if v is True:
+            words.append(k)
+        elif v not in (False, None):
+            words.append(f"{k}={v}")
+    turn = view.get("turn_seconds")
+    if turn:
+        words.append(translate(locale, "tg.lobby.turn", seconds=int(turn)))
+    return " · ".join(words) or translate(locale, "tg.lobby.no_options")
+
+
+def lobby_text(msg: Message) -> str:
+    """An open table: who sits where, the options, the latest event and what to do next."""
+    view, loc = msg.view or {}, msg.locale
+    seats = list(view.get("seats") or [])
+    most = int(view.get("max_seats") or len(seats))
+    game = translate(loc, f"game.{view.get('game')}")
+    lines = [translate(loc, "tg.lobby.title", game=game, seated=len(seats), seats=most)]
+    for i in range(most):
+        if i >= len(seats):
+            who = translate(loc, "tg.lobby.free")
+        elif seats[i] is None:
+            who = translate(loc, "tg.lobby.ai", name=translate(loc, "table.bot_name", n=i + 1))
+        else:
+            who = seats[i]
+        lines.append(f"{i + 1}. {who}")
+    lines.append(translate(loc, "tg.lobby.options", options=_option_words(view, loc)))
+    latest = _lines(msg)
+    if latest:
+        lines += ["", *latest]
+    lines += ["", translate(loc, "tg.lobby.next")]
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""The 535 playout policy: the medium player's choice, computed from precomputed move rows.
+
+A search's strength at a fixed CPU budget is the number of rounds it can play out, and a playout
+spent most of its time in :func:`engine.ai.medium_535.choose` (a score built from the move's ranks
+on every call) and in building the legal-move list.  Here both are folded into one pass over a
+per-pile row of ``(move, cards, static score, used-rank mask, has an 8, size)``: legality is the
+engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *does the
+move break a group* (:data:`engine.ai.medium_535.BREAK`), falls out of the same subtraction (a
+used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
+medium player's score (ties broken uniformly at random, as the medium player's jitter does), which
+``tests/engine/test_ai_535_playout.py`` checks against :func:`engine.ai.medium_535.choose`.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.ai import medium_535
+from engine.five35 import State
+from engine.five35.deck import EIGHT, FIELD_BITS, GUARD
+from engine.five35.piles import ADD, MOVES, NCARDS, PASS, Tables
+from engine.rules import rules_for
+
+#: the low (count) bits of one rank's field, below its guard bit
+_COUNT_BITS = (1 << (FIELD_BITS - 1)) - 1
+
+Row = tuple[int, int, float, int, bool, int]
+
+
+def _static_score(move: int) -> float:
+    """The part of the medium score that depends on the move alone (cards shed, low ranks, add)."""
+    kind, ranks = MOVES[move]
+    n = NCARDS[move]
+    score = medium_535.PER_CARD * n - medium_535.LOW_RANK * sum(ranks) / n
+    if kind == ADD:
+        score += medium_535.ADD_BONUS
+    return score
+
+
+def _used_mask(move: int) -> int:
+    """The count bits of every rank the move uses (a hand with copies left there breaks a group)."""
+    mask = 0
+    for r in set(MOVES[move][1]):
+        mask |= _COUNT_BITS << (FIELD_BITS * r)
+    return mask
+
+
+#: per table kind (id of its shared, read-only Tables), the rows of every pile: a handful of
+#: table kinds exist (player count x run order), so this cache stays bounded
+_ROWS: dict[int, tuple[Tables, list[list[Row]]]] = {}
+
+
+def rows_for(tables: Tables) -> list[list[Row]]:
+    """Per pile id, the rows of the moves that may be legal on it (see the module docstring)."""
+    hit = _ROWS.get(id(tables))
+    if hit is not None and hit[0] is tables:
+        return hit[1]
+    rows = [[(m, r, _static_score(m), _used_mask(m), EIGHT in MOVES[m][1], NCARDS[m])
+             for m, r in cands] for cands in tables.cands]
+    _ROWS[id(tables)] = (tables, rows)
+    return rows
+
+
+def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
+    """The medium player's move for the seat to move in ``st`` (``rows``: :func:`rows_for`)."""
+    seat = st.to_move
+    hand = st.hands[seat] | GUARD
+    size = st.counts[seat]
+    danger = False
+    for i, c in enumerate(st.counts):
+        if c <= medium_535.DANGER and i != seat:
+            danger = True
+    eight_bonus = medium_535.KEEP_EIGHT
+    keep_eight = -eight_bonus
+    brk = medium_535.BREAK
+    best, best_score, ties = PASS, float("-inf"), 0
+    for m, req, base, used, eight, n in rows[st.pile]:
+        d = hand - req
+        if d & GUARD != GUARD:
+            continue  # the hand does not hold these cards
+        if n == size:
+            return m  # going out wins the round (F-12)
+        score = base - brk if d & used else base
+        if eight:
+            score += eight_bonus if danger or size - n <= 3 else keep_eight
+        if score > best_score:
+            best, best_score, ties = m, score, 1
+        elif score == best_score:
+            ties += 1
+            if rng.random() * ties < 1.0:
+                best = m
+    if st.pile and best_score < 0 and not danger:
+        return PASS
+    return best
+
+
+_RULES = rules_for("535")
+
+
+def rollout(st: State, rng: random.Random) -> None:
+    """Play the round out in place, every seat with the medium player's policy."""
+    rows = rows_for(st.tables)
+    apply = _RULES.apply
+    while not st.over and not st.rounds:
+        apply(st, choose(st, rows, rng))

@@ -1,0 +1,235 @@
+"""The tournament director: the IO around :mod:`service.tournaments.decide`.
+
+Keys (after ``CINQ_KEY_PREFIX``; also in the key table of ``docs/service.md``):
+
+- ``tn:{tournaments}:cmd`` — the tournaments' command stream (group ``directors``): the gateway's
+  ``/tournament`` commands and buttons, and the worker's ``table_finished`` reports.
+- ``tn:{tournaments}:lease`` — the director deciding now (one at a time: commands in stream order).
+- ``tn:{b}:<id>:events`` — a tournament's events (the truth), entry ids ``0-<version>``;
+  ``tn:{b}:<id>:done`` — its processed command ids.  ``b`` is the id's bucket, so its messages go
+  to ``out:{b}`` in the same call: the tables' own compare-and-append script (``lua/append.lua``)
+  writes both, with ``tn:{b}:<id>:snap`` (never written) and ``due:{b}`` (untouched) as its other keys.
+- ``tn:{<p>:<chat>}:current`` — the tournament a group shows (derived, written after the append).
+
+A command is decided against the tournament as stored and appended with its messages only if the
+version is still the one read (else read and decided again) and its id is new (else it was applied
+already: acknowledged without acting).  After the append the tables of a new round are created by
+sending each its ``tournament_table`` command, whose id is derived from the table: if the director
+dies in between, the redelivered command is a duplicate, and the tables of the running round are
+sent again (those that exist recognise the copy).  A table that finishes reports back through
+:func:`report` (from :mod:`service.write.match_end`), with the id ``fin:<table>``: counted once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from redis.exceptions import RedisError, ResponseError
+
+from service.domain.commands import TableCommand
+from service.domain.events import encode
+from service.domain.tables.decide import Refused
+from service.domain.tables.notify import wire_json
+from service.ops import logs
+from service.ops.settings import Settings
+from service.platform import doorbell
+from service.ratings.model import MatchRecord, to_json
+from service.store.decoding import as_text, as_text_or_none
+from service.store.keys import Keys
+from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
+from service.tournaments.events import TournamentOpened, decode
+from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
+
+GROUP = "directors"
+LEASE_MS = 10_000
+CLAIM_IDLE_MS = 30_000
+MAX_CONFLICTS = 50
+_LEASE = """
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+
+def commands_key(prefix: str) -> str:
+    """The tournaments' command stream."""
+    return f"{prefix}tn:{{tournaments}}:cmd"
+
+
+def current_key(prefix: str, platform: str, chat: str) -> str:
+    """The tournament a group shows."""
+    return f"{prefix}tn:{{{platform}:{chat}}}:current"
+
+
+def is_tournament(ident: str) -> bool:
+    """Whether an id (a token's "table") names a tournament: they start with ``T``, tables never do."""
+    return ident.startswith("T")
+
+
+def tournament_id(secret: bytes, command_id: str | None) -> str:
+    """A new tournament's id: ``T`` and 9 base32 characters, derived from the adapter's command id
+    (a retry names the same tournament), else random."""
+    raw = secrets.token_bytes(10) if command_id is None else \
+        hmac.new(secret, b"tournament\n" + command_id.encode(), hashlib.sha256).digest()[:10]
+    return "T" + base64.b32encode(raw).decode()[:9].lower()
+
+
+def report(pipe: Any, keys: Keys, tournament: str, rec: MatchRecord) -> None:
+    """Queue a finished table's report to its tournament (the worker, after its append)."""
+    cmd = TableCommand(id=f"fin:{rec.table}", table=tournament, name="table_finished",
+                       args={"table": rec.table, "record": to_json(rec)}, at=rec.at)
+    pipe.xadd(commands_key(keys.prefix), {"c": cmd.dumps()})
+
+
+class Director:
+    """Decides tournament commands (see the module docstring)."""
+
+    def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
+                 seeds: Callable[[], str] | None = None, name: str | None = None) -> None:
+        self.redis = redis
+        self.settings = settings
+        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.prefix = settings.key_prefix
+        self.clock = clock
+        self.seeds = seeds or (lambda: secrets.token_hex(16))
+        self.secret = settings.secrets_bytes()[0]
+        self.name = name or f"d-{secrets.token_hex(4)}"
+        self.log = logs.get("tournaments").bind(director=self.name)
+        # The tables' own compare-and-append (one definition of appending an aggregate's events).
+        self._append = redis.register_script(
+            resources.files("service.store.lua").joinpath("append.lua").read_text())
+
+    def _keys(self, tid: str) -> list[str]:
+        b = self.keys.bucket(tid)
+        base = f"{self.prefix}tn:{{{b}}}:{tid}"
+        return [f"{base}:events", f"{base}:snap", f"{base}:done", self.keys.outbox(b), self.keys.due(b)]
+
+    async def load(self, tid: str | None) -> Tournament | None:
+        """A tournament as stored (None: no such tournament)."""
+        if not tid:
+            return None
+        t = None
+        for _, fields in await self.redis.xrange(self._keys(tid)[0]):
+            t = evolve(t, decode(fields.get(b"e") or fields.get("e")).event, tid=tid)
+        return t
+
+    async def setup(self) -> None:
+        """Create the consumer group (idempotent)."""
+        with contextlib.suppress(ResponseError):
+            await self.redis.xgroup_create(commands_key(self.prefix), GROUP, id="0", mkstream=True)
+
+    async def handle(self, cmd: TableCommand) -> str:
+        """Decide and append one command: ``ok``, ``refused:<code>``, ``noop`` or ``duplicate``."""
+        for _ in range(MAX_CONFLICTS):
+            t = await self.load(cmd.table)
+            current = None
+            if cmd.name == "tournament" and cmd.args.get("action") == "open" and cmd.room is not None:
+                shown = await self.redis.get(current_key(self.prefix, cmd.room.platform, cmd.room.chat))
+                current = await self.load(as_text_or_none(shown))
+            ctx = Context(now=self.clock(), new_seed=self.seeds, secret=self.secret,
+                          turn_seconds=self.settings.turn_seconds, bot_level=self.settings.bot_level,
+                          current=current)
+            outcome = "ok"
+            try:
+                d = decide(t, cmd, ctx)
+            except Refused as r:
+                d = Decision(after=t, messages=[refusal_message(cmd, r, t.version if t else 0)])
+                outcome = f"refused:{r.code}"
+            if not d.events and not d.messages:
+                return "noop"
+            args: list[Any] = [t.version if t else 0, cmd.table, "", "", "", 0, 1, cmd.id, len(d.events),
+                               *(encode(e, at=ctx.now, cmd=cmd.id) for e in d.events), len(d.messages)]
+            for m in d.messages:
+                args += [cmd.id, wire_json(m)]
+            raw = await self._append(keys=self._keys(cmd.table), args=args)
+            status = int(raw[0])
+            if status == 1:
+                await self._after(cmd, d)
+                return outcome
+            if status == 2:
+                await self._ensure(cmd, t, ctx)  # applied before: redo what may not have followed
+                return "duplicate"
+        raise RuntimeError(f"tournament {cmd.table}: too many conflicts")
+
+    async def _after(self, cmd: TableCommand, d: Decision) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        t = d.after
+        if t is not None and any(isinstance(e, TournamentOpened) for e in d.events):
+            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id)
+        for tc in d.tables:
+            pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
+        if d.messages:
+            doorbell.ring(pipe, self.keys, [self.keys.bucket(cmd.table)])
+        await pipe.execute()
+
+    async def _ensure(self, cmd: TableCommand, t: Tournament | None, ctx: Context) -> None:
+        if t is None:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        if t.status in (SIGNUP, RUNNING):
+            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id, nx=True)
+        if t.status == RUNNING:
+            for draw in t.tables():
+                tc = table_command(t, draw, cmd, ctx)
+                pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
+        await pipe.execute()
+
+    async def _handle_entries(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
+        for mid, fields in entries:
+            try:
+                cmd = TableCommand.model_validate_json(fields.get(b"c") or fields.get("c") or b"")
+            except ValueError as e:
+                self.log.error("bad_command", entry=as_text(mid), error=logs.error_text(e))
+            else:
+                outcome = await self.handle(cmd)
+                self.log.info("command", tournament=cmd.table, command=cmd.name, id=cmd.id, outcome=outcome)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.xack(commands_key(self.prefix), GROUP, mid)
+            pipe.xdel(commands_key(self.prefix), mid)
+            await pipe.execute()
+        return len(entries)
+
+    async def _read(self, start: str, block: int | None) -> list[tuple[Any, dict[Any, Any]]]:
+        got = await self.redis.xreadgroup(GROUP, self.name, {commands_key(self.prefix): start}, count=50,
+                                          block=block)
+        return [e for _, entries in (got or []) for e in entries if e[1]]
+
+    async def drain(self) -> int:
+        """Decide everything waiting (this director's pending commands first); returns how many."""
+        await self.setup()
+        n = await self._handle_entries(await self._read("0", None))
+        while got := await self._read(">", None):
+            n += await self._handle_entries(got)
+        return n
+
+    async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
+        """Decide until ``stop`` while holding the lease; take over what a dead director held."""
+        await self.setup()
+        last_claim = 0.0
+        while not stop.is_set():
+            try:
+                if not await self.redis.eval(_LEASE, 1, f"{self.prefix}tn:{{tournaments}}:lease", self.name,
+                                             LEASE_MS):
+                    await asyncio.sleep(LEASE_MS / 3000)
+                    continue
+                if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:
+                    last_claim = time.monotonic()
+                    claimed = await self.redis.xautoclaim(commands_key(self.prefix), GROUP, self.name,
+                                                          CLAIM_IDLE_MS, "0-0", count=50)
+                    await self._handle_entries([e for e in claimed[1] if e[1]])
+                    await self._handle_entries(await self._read("0", None))
+                await self._handle_entries(await self._read(">", block_ms))
+            except (RedisError, OSError) as e:
+                self.log.warning("redis_error", error=logs.error_text(e))
+                await asyncio.sleep(1.0)
+

@@ -1,0 +1,164 @@
+"""What a worker does after its appends (:class:`Finishing`, a part of
+:class:`service.write.worker.Worker`): the cache, the derived indexes, the AI players' ticks, the
+acknowledgements, the room of a refused ``/new``, logs and metrics — all queued on the pipeline the
+next read sends.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from service.domain.commands import Create, TableCommand
+from service.domain.events import MatchFinished
+from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
+from service.ops import logs
+from service.ops.metrics import Metrics
+from service.ops.settings import Settings
+from service.platform import doorbell
+from service.ratings.store import RatingKeys
+from service.store.keys import Keys
+from service.write import match_end, projection
+from service.write.gateway import SEEN_TTL_S
+from service.write.planning import Entry, Outcome, Planner, TableBatch
+from service.write.projection import index_ops
+
+# A refused /new: mark the table as refused beside the room (the gateway never points the room at a
+# marked table) and, if the room shows it already, show the table it showed before.
+# KEYS: room, refusal mark.  ARGV: the refused new table, the table the room showed before, mark ttl.
+_RESTORE_ROOM = """
+redis.call('SET', KEYS[2], 1, 'EX', ARGV[3])
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+end
+return 0
+"""
+
+CACHE_SIZE = 20_000
+FINISHED_MEMORY = 10_000
+
+
+class Finishing:
+    """The finishing half of a :class:`~service.write.worker.Worker`: it is mixed into that class and
+    uses the state the worker sets up (the attributes declared below)."""
+
+    redis: Any
+    settings: Settings
+    keys: Keys
+    clock: Callable[[], float]
+    planner: Planner
+    metrics: Metrics
+    log: Any
+    cache: OrderedDict[str, Table]
+    attempts: dict[str, int]
+    retry: list[Entry]
+    processed: int
+    _counters: dict[tuple[str, str], Any]
+    _finished: OrderedDict[str, None]
+    rating_keys: RatingKeys
+    _later: Any
+    dead_letter: Callable[[Entry, str], Awaitable[None]]
+
+    async def _finish(self, batches: list[TableBatch], duplicates: list[Outcome]) -> None:
+        """After the appends: cache, derived indexes, AI ticks, acknowledgements, logs and metrics.
+
+        The Redis writes are queued on the pipeline that the next :meth:`read` (or :meth:`flush`) sends.
+        """
+        if self._later is None:
+            self._later = self.redis.pipeline(transaction=False)
+        pipe = self._later
+        acks: dict[str, list[str]] = {}
+        now = self.clock()
+        for o in duplicates:
+            acks.setdefault(o.entry.stream, []).append(o.entry.id)
+            self._log(o.entry.cmd, o.version, o.outcome, now)
+        for b in batches:
+            t = b.after
+            if t is not None and b.append is not None:
+                if t.status in (FINISHED, CANCELLED):
+                    # Over: few commands will come (a /replay loads it again), so the worker's memory
+                    # follows the live tables, not every table it ever served.
+                    self.cache.pop(b.table, None)
+                else:
+                    self.cache[b.table] = t
+                    self.cache.move_to_end(b.table)
+            for o in b.outcomes:
+                e, cmd = o.entry, o.entry.cmd
+                acks.setdefault(e.stream, []).append(e.id)
+                self.attempts.pop(e.id, None)
+                if cmd is not None:
+                    self.planner.waits.pop(cmd.id, None)
+                    if t is not None:
+                        projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
+                        for ev in o.events:
+                            if isinstance(ev, MatchFinished):  # before the ack: see service.write.match_end
+                                match_end.queue(pipe, self.keys, self.rating_keys, t, ev.result, o.at)
+                                self._remember_finished(t.id)
+                    if o.outcome.startswith("refused") and cmd.creates_table:
+                        self._unindex_room(pipe, cmd)
+                self._log(cmd, o.version, o.outcome, now)
+            if b.append is not None and t is not None and t.status == RUNNING:
+                mover = t.to_move()
+                if mover is not None and not t.seats[mover].human:
+                    tick = TableCommand(id=f"tick:{t.id}:{t.version}", table=t.id, name="tick",
+                                        args={"version": t.version}, locale=t.locale, at=now)
+                    pipe.xadd(self.keys.commands_for(t.id), {"c": tick.dumps()})
+            self.retry += b.waiting  # not acknowledged: decided again in the next cycle
+            for e, exc in b.failed:
+                n = self.attempts.get(e.id, 0) + 1
+                self.attempts[e.id] = n
+                if n >= self.settings.max_attempts:
+                    await self.dead_letter(e, f"{type(exc).__name__}: {exc}")
+                else:
+                    self.log.warning("command_failed", entry=e.id, attempt=n, error=logs.error_text(exc))
+                    self.retry.append(e)
+        for stream, ids in acks.items():
+            pipe.xack(stream, self.settings.group, *ids)
+        # On a cluster, delivery processes wait on the doorbell rather than poll every outbox.
+        doorbell.ring(pipe, self.keys, (self.keys.bucket(b.table) for b in batches
+                                        if b.append is not None and b.append.outbox))
+        while len(self.cache) > CACHE_SIZE:
+            self.cache.popitem(last=False)
+
+    async def follow_up_finished(self, batches: list[TableBatch]) -> None:
+        """Queue again what the end of a finished table sets off when this process did not finish it:
+        the worker that appended its end may have died before queueing it (its rating, its
+        tournament's report), and a redelivered command cannot tell (a stale AI tick does nothing).
+        Their consumers count a match once (service.write.match_end)."""
+        for b in batches:
+            if b.before is not None and b.before.status == FINISHED and b.table not in self._finished:
+                self._remember_finished(b.table)
+                await match_end.requeue(self.redis, self.keys, self.rating_keys, b.before)
+
+    def _remember_finished(self, table: str) -> None:
+        """A finished table whose follow-ups this process queued (see :meth:`follow_up_finished`)."""
+        self._finished[table] = None
+        while len(self._finished) > FINISHED_MEMORY:
+            self._finished.popitem(last=False)
+
+    def _unindex_room(self, pipe: Any, cmd: TableCommand) -> None:
+        """A refused /new or /play: the room shows again the table it showed before the gateway
+        pointed it at the new id (unless something else has been pointed at it since), and the
+        gateway will not point it there later (see :mod:`service.write.gateway`)."""
+        if cmd.room is None:
+            return
+        room, chat = cmd.room.platform, cmd.room.chat
+        pipe.eval(_RESTORE_ROOM, 2, self.keys.room(room, chat), self.keys.room_refused(room, chat, cmd.table),
+                  cmd.table, (req.room_was if isinstance(req := cmd.request, Create) else None) or "",
+                  SEEN_TTL_S)
+
+    def _log(self, cmd: TableCommand | None, version: int, outcome: str, now: float) -> None:
+        if cmd is None:
+            return
+        self.processed += 1
+        key = (cmd.name, outcome.partition(":")[0])
+        counter = self._counters.get(key)
+        if counter is None:  # labels() is costly (a lock, a lookup): once per label pair
+            counter = self._counters[key] = self.metrics.commands.labels(*key)
+        counter.inc()
+        took = max(now - cmd.at, 0.0) if cmd.at else 0.0
+        if cmd.at:
+            self.metrics.latency.observe(took)
+        self.log.info("command", table=cmd.table, command=cmd.name, id=cmd.id,
+                      version=version, outcome=outcome, ms=round(took * 1000, 2))

@@ -1,0 +1,39 @@
+"""What the end of a match sets off, beyond its own table: its rating, and (a tournament's table)
+the report to its tournament.  Queued by the worker with the acknowledgements of the command that
+finished the match (the same pipeline, before them), and queued again from the stored table when a
+worker that took over finds that command applied already (the one that applied it may have died
+before queueing); both consumers count a match once whatever the copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.domain.events import MatchFinished, decode
+from service.domain.tables.state import FINISHED, Table
+from service.ratings import projector
+from service.ratings.model import record_of
+from service.ratings.store import RatingKeys
+from service.store.keys import Keys
+from service.tournaments import director
+
+
+def queue(pipe: Any, keys: Keys, rkeys: RatingKeys, t: Table, result: dict[str, Any], at: float) -> None:
+    """Queue the rating of a match that just finished, and its tournament's report."""
+    rec = record_of(t, result, at)
+    projector.queue_record(pipe, rkeys, rec)
+    if t.tournament is not None:
+        director.report(pipe, keys, t.tournament, rec)
+
+
+async def requeue(redis: Any, keys: Keys, rkeys: RatingKeys, t: Table) -> bool:
+    """Queue again what a finished table's end sets off (read from its stored ``MatchFinished``)."""
+    if t.status != FINISHED:
+        return False
+    for _, fields in await redis.xrevrange(keys.events(t.id), count=8):
+        s = decode(fields.get(b"e") or fields.get("e"))
+        if isinstance(s.event, MatchFinished):
+            pipe = redis.pipeline(transaction=False)
+            queue(pipe, keys, rkeys, t, s.event.result, s.at)
+            await pipe.execute()
+            return True
+    return False
