@@ -6,7 +6,7 @@
   const RANKS = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
   const SUITS = ["o", "c", "e", "b"];
   const S = {k: null, table: null, spectator: true, room: null, hand: null, i18n: null, seen: new Set(),
-             lastMove: null, busy: false, sentAt: null, shownAt: {}, drawn: -1, painting: false};
+             lastMove: null, busy: false, sentAt: null, shownAt: {}, drawn: -1, painting: false, dirty: false};
   window.cinq = S; // for the tests and the benchmark: the state the page draws from
   const tr = (key, p) => {
     let s = (S.i18n && S.i18n.t[key]) || key;
@@ -211,17 +211,22 @@
     a.textContent = tr("web.replay");
     a.href = `/replay/${S.table}?lang=${S.i18n.locale}`;
   }
-  // A move brings several messages at once (the room's, the hand's, the AI's reply): the table is
-  // drawn once per frame, not once per message, which leaves a loaded phone's CPU to the next ones.
+  // A move brings several messages at once (the room's, the hand's, the AI's reply): the first is
+  // drawn at once, and those that follow within the same frame are drawn together when it ends,
+  // which leaves a loaded phone's CPU to the next ones.
   function paint() {
-    if (S.painting) return;
+    if (S.painting) { S.dirty = true; return; }
+    drawn();
     S.painting = true;
     requestAnimationFrame(() => {
       S.painting = false;
-      draw();
-      const v = S.room ? S.room.version : -1;
-      if (v !== S.drawn) { S.drawn = v; S.shownAt[v] = clock(); }
+      if (S.dirty) { S.dirty = false; drawn(); }
     });
+  }
+  function drawn() {
+    draw();
+    const v = S.room ? S.room.version : -1;
+    if (v !== S.drawn) { S.drawn = v; S.shownAt[v] = clock(); }
   }
   function tick() {
     if (!S.deadline) { $("clock").textContent = ""; return; }
