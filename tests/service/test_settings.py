@@ -51,11 +51,12 @@ def _env_names(text: str) -> list[str]:
 
 def test_env_example_names_every_setting_of_every_role() -> None:
     from adapters.telegram.config import TelegramSettings
+    from adapters.web.config import WebSettings
     from adapters.webhook.config import WebhookSettings
 
     documented = set(_env_names((ROOT / ".env.example").read_text()))
     wanted = set()
-    for cls in (Settings, TelegramSettings, WebhookSettings):
+    for cls in (Settings, TelegramSettings, WebhookSettings, WebSettings):
         prefix = cls.model_config.get("env_prefix", "")
         wanted |= {"REDIS_URL" if name == "redis_url" else f"{prefix}{name}".upper()
                    for name in cls.model_fields}
