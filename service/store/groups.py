@@ -46,9 +46,13 @@ def backoff(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> fl
 
 
 class Pause:
-    """The wait after a Redis error: doubling from ``first_s`` up to ``cap_s``, reset by :meth:`ok`."""
+    """The wait after a Redis error: doubling from ``first_s`` up to ``cap_s``, reset by :meth:`ok`.
 
-    def __init__(self, first_s: float = 0.05, cap_s: float = 2.0) -> None:
+    The cap is short on purpose: it is also how late a process notices that Redis is back after a
+    restart or failover (a connection refused costs nothing), and every command held meanwhile waits
+    for that (issue 12: a command's latency across a Redis restart stays under 3 s)."""
+
+    def __init__(self, first_s: float = 0.05, cap_s: float = 0.5) -> None:
         self.first_s, self.cap_s = first_s, cap_s
         self.next_s = first_s
 

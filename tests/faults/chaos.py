@@ -71,7 +71,8 @@ class Run:
         self.webhook: subprocess.Popen[bytes] | None = None
         self.port = free_port()
         self.keys = Keys(BUCKETS, SHARDS, "")
-        self.acked: dict[str, float] = {}
+        self.acked: dict[str, float] = {}  # command id -> its first attempt
+        self.accepted: dict[str, float] = {}  # command id -> the start of the attempt answered 2xx
         self.unacked: list[str] = []
         self.statuses: dict[str, int] = {}
         self.attempts = 0
@@ -139,6 +140,7 @@ class Run:
         pause = 0.1
         while time.monotonic() < deadline:
             self.attempts += 1
+            began = time.monotonic()
             hdrs = {**signing.headers([SECRET], wid, int(time.time()), body),
                     "content-type": "application/json"}
             try:
@@ -151,6 +153,7 @@ class Run:
             self.statuses[str(status)] = self.statuses.get(str(status), 0) + 1
             if 200 <= status < 300:
                 self.acked[cid] = first
+                self.accepted[cid] = began
                 return cid
             if 400 <= status < 500 and status != 429:
                 break
@@ -318,16 +321,24 @@ async def _quiesce(r: Run, side: Any, quiesce_s: float) -> bool:
 
 
 def _latencies(report: ChaosReport, r: Run) -> None:
-    """From a request's first attempt to the first callback answering it."""
+    """Two clocks, each to the first callback answering a request: from the platform's first attempt
+    (so including the platform's own retry back-off while the store refused) and from the start of the
+    attempt the service accepted (the service's own share: what a command it took waits to act)."""
     first_cb: dict[str, float] = {}
     for mid, at in r.receiver.first_at.items():
         cid = mid.split(":", 1)[0]
         first_cb[cid] = min(at, first_cb.get(cid, at))
     pairs = [(sent, first_cb[c] - sent) for c, sent in r.acked.items() if c in first_cb]
+    taken = [(sent, first_cb[c] - sent) for c, sent in r.accepted.items() if c in first_cb]
     report.latency_s = percentiles([d for _, d in pairs])
+    report.latency_from_accept_s = percentiles([d for _, d in taken])
     if r.restart_window is not None:
         lo, hi = r.restart_window
         report.latency_across_restart_s = percentiles([d for s, d in pairs if lo <= s <= hi])
+        report.latency_from_accept_across_restart_s = percentiles([d for s, d in taken if lo <= s <= hi])
+    # the slowest few, located in the run's timeline beside the faults, for whoever reads the report
+    slow = sorted(((first_cb[c] - s, s, c) for c, s in r.accepted.items() if c in first_cb), reverse=True)[:5]
+    report.slowest = [f"{c} accepted at {s - r.t0:.1f}s took {d:.2f}s" for d, s, c in slow]
 
 
 if __name__ == "__main__":

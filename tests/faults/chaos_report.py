@@ -50,6 +50,9 @@ class ChaosReport:
     faults: list[str] = field(default_factory=list)
     latency_s: dict[str, float] = field(default_factory=dict)
     latency_across_restart_s: dict[str, float] = field(default_factory=dict)
+    latency_from_accept_s: dict[str, float] = field(default_factory=dict)
+    latency_from_accept_across_restart_s: dict[str, float] = field(default_factory=dict)
+    slowest: list[str] = field(default_factory=list)
     quiesced: bool = False
     elapsed_s: float = 0.0
 
@@ -64,10 +67,12 @@ class ChaosReport:
                 f"{len(self.callbacks_missing)} missing, {self.callbacks_duplicated} redelivered; tables "
                 f"{self.tables_created} created, {len(self.tables_unfinished)} unfinished, "
                 f"{len(self.replay_failed)} failing replay; quiesced={self.quiesced}; "
-                f"latency {self.latency_s}, across the restart {self.latency_across_restart_s}; "
+                f"latency from the first attempt {self.latency_s}, across the restart "
+                f"{self.latency_across_restart_s}; from the accepted attempt {self.latency_from_accept_s}, "
+                f"across the restart {self.latency_from_accept_across_restart_s}; "
                 f"{self.elapsed_s:.0f} s\nfaults: {'; '.join(self.faults)}\nlost: {self.lost[:10]}\n"
                 f"twice: {self.twice[:10]}\nmissing callbacks: {self.callbacks_missing[:10]}\n"
-                f"unfinished: {self.tables_unfinished[:10]}")
+                f"unfinished: {self.tables_unfinished[:10]}\nslowest: {'; '.join(self.slowest)}")
 
 
 def percentiles(values: list[float]) -> dict[str, float]:

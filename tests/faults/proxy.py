@@ -251,6 +251,10 @@ class Proxy:
         self._conns.add(conn)
         try:
             await conn.run()
+        except asyncio.CancelledError:
+            # cancelled at the loop's end: asyncio's stream callback would print the cancellation as a
+            # traceback (it calls task.exception() on a handler task); the connection just closes
+            conn.close()
         finally:
             self._conns.discard(conn)
 
