@@ -80,3 +80,9 @@ def test_pause_doubles_to_its_cap_and_resets():
     assert [p.failed() for _ in range(5)] == [0.05, 0.1, 0.2, 0.3, 0.3]
     p.ok()
     assert p.failed() == 0.05
+
+
+def test_a_process_notices_redis_is_back_within_half_a_second():
+    # issue 12: the longest wait after an error is how late held commands resume after a restart
+    p = Pause()
+    assert max(p.failed() for _ in range(20)) <= 0.5
