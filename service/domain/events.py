@@ -101,7 +101,7 @@ class MatchFinished(Event):
 
 class TableCancelled(Event):
     """The creator (or a moderator of its room) cancelled the table (``reason`` "cancel"), or its last
-    person left the lobby ("empty")."""
+    person left the lobby ("empty"), or nobody changed the lobby for ``lobby_idle_s`` ("idle")."""
 
     by: Player
     reason: str = "cancel"

@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     # Turn timer in seconds (0: no timer); after this many timeouts in a row a seat goes to an AI player.
     turn_seconds: float = Field(default=60.0, ge=0)
     timeouts_to_bot: int = Field(default=3, ge=1)
+    # A lobby nobody joined, left or changed for this long closes itself (0: lobbies never expire), so
+    # that a table someone opened and forgot does not stay in Redis for ever.
+    lobby_idle_s: float = Field(default=21_600.0, ge=0)
     # The level of the AI player that takes over a seat (a player left, or timed out K times).
     bot_level: str = "medium"
     # Secrets that sign action tokens: the first signs, all of them verify (key rotation).

@@ -18,7 +18,7 @@ from service.domain.events import Stored, encode
 from service.domain.tables import notify
 from service.domain.tables.decide import Context, Decision, Refused, decide
 from service.domain.tables.replay import replay_lines
-from service.domain.tables.state import RUNNING, Table
+from service.domain.tables.state import LOBBY, RUNNING, Table
 from service.ops.settings import Settings
 from service.store.event_store import Append
 from service.store.repository import snapshot_json
@@ -130,7 +130,8 @@ class Planner:
         ctx = object.__new__(Context)
         ctx.__dict__.update(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
                             token_secrets=self.secrets, turn_seconds=s.turn_seconds,
-                            timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level)
+                            timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level,
+                            lobby_idle_s=s.lobby_idle_s)
         return ctx
 
     def plan(self, b: TableBatch, history: list[Stored] | None = None) -> None:
@@ -208,7 +209,15 @@ class Planner:
 
     def deadline(self, t: Table | None) -> float | None:
         """When the table next needs a tick (ms), or None."""
-        if t is None or t.status != RUNNING:
+        if t is None:
+            return None
+        if t.status == LOBBY:
+            # A forgotten lobby closes (decide's tick); a tournament's tables are seated by the director.
+            idle = self.settings.lobby_idle_s
+            if idle <= 0 or t.tournament is not None or t.turn_since <= 0:
+                return None
+            return (t.turn_since + idle) * 1000
+        if t.status != RUNNING:
             return None
         mover = t.to_move()
         if mover is None:

@@ -124,6 +124,23 @@ def test_the_last_person_leaving_the_lobby_closes_it():
     assert d.events[1].reason == "empty" and d.after.status == CANCELLED
 
 
+def test_a_lobby_nobody_changes_for_lobby_idle_s_closes_at_its_tick():
+    # Forgotten lobbies must not stay in Redis for ever (storage is bounded).
+    t = lobby(ANA, BEA)  # every event at now=1000
+    assert t.turn_since == 1000.0
+    tick = cmd("tick", actor=None, version=t.version)
+    assert run(t, tick, now=1000 + 3599, lobby_idle_s=3600).events == []  # not yet
+    assert run(t, cmd("tick", actor=None, version=t.version - 1), now=9999, lobby_idle_s=3600).events == []
+    assert run(t, tick, now=9999, lobby_idle_s=0).events == []  # 0: never
+    d = run(t, tick, now=1000 + 3600, lobby_idle_s=3600)
+    assert [type(e) for e in d.events] == [TableCancelled]
+    assert d.events[0].reason == "idle" and d.after.status == CANCELLED
+    # A join resets the clock: the lobby's last change is what counts.
+    later = run(t, cmd("join", actor=CAL), now=3000).after
+    assert run(later, cmd("tick", actor=None, version=later.version), now=1000 + 3600,
+               lobby_idle_s=3600).events == []
+
+
 def test_leave_in_a_match_hands_the_seat_to_an_ai_player():
     d = run(started(ANA, BEA), cmd("leave", actor=BEA))
     assert isinstance(d.events[0], SeatTakenByBot) and not d.after.seats[1].human

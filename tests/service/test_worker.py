@@ -125,6 +125,22 @@ async def test_a_timed_out_turn_is_played_for_the_person_who_is_told(any_redis):
     assert await h.settle() == []
 
 
+async def test_a_forgotten_lobby_is_closed_by_its_deadline_and_the_room_is_told(any_redis):
+    h = Harness(any_redis, lobby_idle_s=600)
+    await h.send(ANA, "/new cinquillo")
+    table = await h.table_of()
+    h.clock.now += 599
+    await fire_due(any_redis, h.keys, h.clock.now * 1000)
+    await h.settle()
+    assert (await load(h.worker.store, table)).status == "lobby"
+    h.clock.now += 1
+    assert await fire_due(any_redis, h.keys, h.clock.now * 1000) == 1
+    await h.settle()
+    assert (await load(h.worker.store, table)).status == "cancelled"
+    assert any(m.to.room and "closed" in (m.text or "") for m in h.messages)
+    assert await any_redis.zcard(h.keys.due_for(table)) == 0  # nothing left to fire
+
+
 async def test_k_timeouts_in_a_row_hand_the_seat_to_an_ai_player(any_redis):
     h = Harness(any_redis, turn_seconds=30, timeouts_to_bot=2)
     await h.send(ANA, "/play cinquillo 2", room=private(ANA))

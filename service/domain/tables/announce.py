@@ -66,8 +66,8 @@ def event_line(after: Table, event: Event) -> text.Item | None:
         return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
                       commitment=after.commitment or "")
     if isinstance(event, TableCancelled):
-        if event.reason == "empty":
-            return text.t("table.closed_empty")
+        if event.reason in ("empty", "idle"):
+            return text.t(f"table.closed_{event.reason}")
         return text.t("table.cancelled", name=person(event.by))
     if isinstance(event, PlayerKicked):
         kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)

@@ -42,6 +42,7 @@ class Context:
     turn_seconds: float = 60.0
     timeouts_to_bot: int = 3
     bot_level: str = "easy"
+    lobby_idle_s: float = 0.0  # 0: a lobby never closes for being idle
 
 
 @dataclass

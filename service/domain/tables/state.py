@@ -95,7 +95,7 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
                          turn_seconds=event.turn_seconds, tournament=event.tournament, home=event.room)
         return Table(id=table_id, version=1, game=event.game, options=dict(event.options),
                      max_seats=event.max_seats, creator=event.creator, rooms=(event.room,),
-                     locale=event.locale, turn_seconds=event.turn_seconds)
+                     locale=event.locale, turn_seconds=event.turn_seconds, turn_since=at)
     if table is None:
         raise ValueError(f"{type(event).__name__} before TableCreated")
     if isinstance(event, MovePlayed):
@@ -107,7 +107,9 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
             table.seats, event.seat, replace(seat, timeouts=timeouts))
         state = (play or engine.play)(table.engine, event.move)
         return _replace(table, version=table.version + 1, engine=state, seats=seats, turn_since=at)
-    t = replace(table, version=table.version + 1)
+    # In a lobby, turn_since is the time of its last change (an idle lobby closes: decide's tick).
+    t = replace(table, version=table.version + 1,
+                turn_since=at if table.status == LOBBY else table.turn_since)
     if isinstance(event, RoomAttached):
         return replace(t, rooms=(*t.rooms, event.room))
     if isinstance(event, PlayerJoined):
