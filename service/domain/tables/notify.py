@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 import engine
 from service.domain import chats
 from service.domain.commands import TableCommand
@@ -27,6 +25,7 @@ from service.domain.events import (
     SeatTakenByBot,
 )
 from service.domain.identities import Player, Room
+from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.secrecy import is_private
@@ -34,8 +33,9 @@ from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
 from service.protocol import text
 
-__all__ = ["lobby_view", "messages_for", "names", "refusal_line", "refusal_messages", "replay_messages",
-           "reply_to", "seat_name", "seat_people", "turn_deadline", "wire_json"]
+__all__ = ["Wire", "lobby_view", "messages_for", "names", "refusal_line", "refusal_messages",
+           "replay_messages", "reply_to", "seat_name", "seat_people", "turn_deadline",
+           "wire_json"]
 
 
 def lobby_view(t: Table) -> dict[str, Any]:
@@ -56,32 +56,8 @@ def _deadline(t: Table, mover: int | None) -> float | None:
     return t.turn_since + t.turn_seconds
 
 
-Wire = dict[str, Any]
-"""A message as the plain dict written to the outbox: the JSON form of :class:`Message`.
-
-Built as a dict, not as a model, because this runs for every message of every command; readers
-validate it as a :class:`Message`."""
-
-
-def wire_json(message: Wire) -> bytes:
-    """The JSON of a message for the outbox.  orjson refuses a dict key that is not a string unless
-    told to accept them, an option that makes every dump ~40% slower: it is used only when needed
-    (the text is the same either way)."""
-    try:
-        return orjson.dumps(message)
-    except TypeError:
-        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
-
-
-def _plain(m: Room | Player) -> Wire:
-    # ``model_dump()`` of these flat models (str fields only), without pydantic's serializer: a
-    # pydantic v2 model keeps its field values in ``__dict__`` (tests/service/test_events.py checks
-    # that both agree).
-    return m.__dict__.copy()
-
-
 def _to(room: Room | None = None, player: Player | None = None) -> Wire:
-    return {"room": _plain(room) if room else None, "player": _plain(player) if player else None}
+    return recipient_wire(room=wire_of(room) if room else None, player=wire_of(player) if player else None)
 
 
 class _Out:
@@ -96,10 +72,9 @@ class _Out:
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
             view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
             seats: list[Wire | None] | None = None) -> None:
-        message: Wire = {
-            "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
-            "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
-            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code}
+        message = wire(id=f"{self.cmd.id}:{len(self.messages)}", table=self.table, version=self.version,
+                       to=to, locale=locale, kind=kind, lines=lines, game=self.game, view=view,
+                       actions=actions or (), deadline=self.deadline, code=self.code)
         if seats is not None:  # only the end of a match carries them (Message.seats)
             message["seats"] = seats
         self.messages.append(message)
@@ -109,7 +84,7 @@ def seat_people(t: Table) -> list[Wire | None]:
     """Who sits in each seat, for the end of a match: the person (platform, user id, name), or None
     for a seat an AI player plays (one that took a person's seat over too, as the winners' names
     say "AI n" for it).  Identities and names are public, unlike cards (G-1)."""
-    return [_plain(s.player) if s.human and s.player is not None else None for s in t.seats]
+    return [wire_of(s.player) if s.human and s.player is not None else None for s in t.seats]
 
 
 def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
@@ -129,7 +104,7 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
     if t.status == RUNNING and mover == seat and t.seats[seat].human:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
-        actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
+        actions = [action_wire(move=m, token=tok) for m, tok in zip(moves, tokens, strict=True)]
         lines.append(text.t("table.your_turn"))
     out.add(_to(player=player), locale, "hand", lines, view, actions)
 
@@ -220,7 +195,7 @@ def reply_to(cmd: TableCommand) -> Wire:
         to = _to(room=cmd.room)
         if cmd.room.kind == "private" and cmd.actor is not None:
             # The person in that chat: their replies keep their order with their hand (Recipient).
-            to["person"] = _plain(cmd.actor)
+            to["person"] = wire_of(cmd.actor)
         return to
     return _to(player=cmd.actor)
 
