@@ -32,11 +32,12 @@ from typing import Any
 
 import orjson
 
-from service.domain.events import PlayerJoined, RoomAttached, TableCreated, decode
+from service.domain.events import decode
 from service.domain.tables.state import CANCELLED, FINISHED, Table
 from service.store.decoding import as_text
 from service.store.keys import Keys
 from service.store.repository import fold
+from service.write.projection import touched
 
 # Deletes a room's index only if it still points at the trimmed table (a newer table may own it).
 _DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
@@ -118,23 +119,12 @@ def _dirty_field(key: str, prefix: str) -> tuple[str, str] | None:
     return f"{prefix}pf:{{{platform}}}:dirty", f"{chat}|{table}|{slot}"
 
 
-def _people(raws: list[str], t: Table) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    rooms, players = set(), set()
-    for raw in raws:
-        ev = decode(raw).event
-        if isinstance(ev, TableCreated | RoomAttached):
-            rooms.add((ev.room.platform, ev.room.chat))
-        if isinstance(ev, PlayerJoined):
-            players.add((ev.player.platform, ev.player.user))
-    players |= {(s.player.platform, s.player.user) for s in t.seats if s.player is not None}
-    return rooms, players
-
-
 async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str], Table]]) -> None:
     """Delete every key of these (archived) tables, and their entries in shared keys (module docstring)."""
     pf = await _pf_keys_of(redis, keys, {table_id for table_id, _, _ in tables})
     for table_id, raws, t in tables:
-        rooms, players = _people(raws, t)
+        # What the indexes ever pointed at it from: the index projection's own rooms and seats.
+        rooms, players = touched(t, [decode(raw).event for raw in raws])
         # The table's own keys share its bucket's tag: one DEL.  Indexes have tags of their own.
         await redis.delete(keys.events(table_id), keys.snap(table_id), keys.done(table_id))
         pipe = redis.pipeline(transaction=False)

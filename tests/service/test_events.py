@@ -110,3 +110,18 @@ def test_the_fast_encodings_equal_pydantics():
         assert json.loads(encode(ev, at=1.0, cmd="c"))["data"] == ev.model_dump(mode="json")
     for m in (ANA, GROUP):
         assert _plain(m) == m.model_dump() and _plain(m) is not m.__dict__
+
+
+def test_every_event_type_has_its_visitor_method_and_the_fold_handles_every_one():
+    # One dispatch (service.domain.visitor) for the fold and every projection: a new event type
+    # needs a method there, and the fold may leave none to ``other`` (which raises).
+    from service.domain.events import EVENT_TYPES
+    from service.domain.tables.state import _Evolve
+    from service.domain.visitor import EventVisitor, method_name
+
+    names = {method_name(cls) for cls in EVENT_TYPES.values()}
+    assert len(names) == len(EVENT_TYPES)
+    assert all(callable(getattr(EventVisitor, n, None)) for n in names)
+    assert {n for n in names if getattr(_Evolve, n) is getattr(EventVisitor, n)} == set()
+    declared = {n for n, v in vars(EventVisitor).items() if callable(v)} - {"visit", "other"}
+    assert declared == names

@@ -17,17 +17,11 @@ from typing import Any
 import engine
 from service.domain import chats
 from service.domain.commands import TableCommand
-from service.domain.events import (
-    MatchFinished,
-    MatchStarted,
-    MovePlayed,
-    PlayerKicked,
-    SeatTakenByBot,
-)
 from service.domain.identities import Player, Room
 from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
+from service.domain.tables.effects import effects
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
@@ -126,34 +120,29 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
     # deep link (/start <table>: a join) of a seated player), the person to move after a change, and
     # a person who just moved (their hand without the card played, and no actions left to press).
-    kinds = {type(e) for e in d.events}
+    fx = effects(t, d.events, lambda seat: _locale_of(t, seat, cmd))
     hands: list[int] = []
     if running:
-        started = MatchStarted in kinds
         asking = cmd.actor if cmd.name in ("hand", "join") else None
-        moved = {e.seat for e in d.events if type(e) is MovePlayed}
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
             # A tournament's table posts in no room: each person sees every change in their hand.
-            changed = seat_no == mover or seat_no in moved or t.tournament is not None
-            if started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
+            changed = seat_no == mover or seat_no in fx.moved or t.tournament is not None
+            if fx.started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
                 hands.append(seat_no)
     # Every person's private message tells the truth to the end: the final result when the match
     # ends, and no moves any more for a person whose seat an AI player took (its view, no actions).
-    replaced = {e.seat for e in d.events if (isinstance(e, SeatTakenByBot) or (
-        isinstance(e, PlayerKicked) and e.level is not None)) and e.player is not None}
-    if MatchFinished in kinds or replaced:
+    if fx.finished or fx.replaced:
         for seat_no, seat in enumerate(t.seats):
-            if seat.player is not None and seat_no not in hands and (
-                    MatchFinished in kinds or seat_no in replaced):
+            if seat.player is not None and seat_no not in hands and (fx.finished or seat_no in fx.replaced):
                 hands.append(seat_no)
     # The room's view and the hands' views in one go: what they share is computed once.
     public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
     views = engine.views(t.engine, [None, *hands] if public else hands) if public or hands else []
     seat_names = names(t) if running else None
     if d.events:
-        over = MatchFinished in kinds
+        over = fx.finished
         lines = [line for e in d.events if (line := event_line(t, e)) is not None]
         if public:
             view = views[0]
@@ -169,23 +158,15 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
-    if t.tournament is not None and MatchFinished in kinds:
+    if t.tournament is not None and fx.finished:
         # No seed here: other tables of the round may still play this deal; the round's end shows it.
         winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
         for seat in t.seats:
             if seat.human and seat.player is not None:
                 out.add(_to(player=seat.player), seat.locale, "reply",
                         [text.t("tournament.table_over", winners=winners)])
-    for e in d.events:
-        # The person whose turn the timer played is told so in private, and when they lose the seat.
-        if isinstance(e, MovePlayed) and e.cause == "timeout":
-            player = t.seats[e.seat].player
-            if player is not None:
-                out.add(_to(player=player), _locale_of(t, e.seat, cmd), "reply",
-                        [text.t("table.you_timed_out", move=text.move(t.game, e.move))])
-        if isinstance(e, SeatTakenByBot) and e.reason == "timeouts" and e.player is not None:
-            out.add(_to(player=e.player), t.seats[e.seat].locale, "reply",
-                    [text.t("table.you_were_replaced")])
+    for player, locale, line in fx.notices:  # a timed-out turn, a seat lost for it
+        out.add(_to(player=player), locale, "reply", [line])
     return out.messages
 
 
