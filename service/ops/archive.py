@@ -101,7 +101,7 @@ async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
     """The platform-state keys of these tables, by one SCAN of ``pf:`` (their names carry the table id
     as one ``:``/``{}``-separated part; chat- and player-level keys are left alone)."""
     found = []
-    async for raw in redis.scan_iter(match=f"{keys.prefix}pf:*", count=1000):
+    async for raw in redis.scan_iter(match=keys.pf_keys(), count=1000):
         key = as_text(raw)
         if key.endswith(_KEPT_PF):
             continue
@@ -110,13 +110,13 @@ async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
     return found
 
 
-def _dirty_field(key: str, prefix: str) -> tuple[str, str] | None:
+def _dirty_field(key: str, keys: Keys) -> tuple[str, str] | None:
     """``(dirty hash, field)`` of a message slot key ``pf:{p:chat}:msg:<table>:<slot>``."""
-    m = re.fullmatch(r"pf:\{([^:}]*):(.*)\}:msg:([^:]+):(.+)", key[len(prefix):])
+    m = re.fullmatch(r"pf:\{([^:}]*):(.*)\}:msg:([^:]+):(.+)", key[len(keys.prefix):])
     if m is None:
         return None
     platform, chat, table, slot = m.groups()
-    return f"{prefix}pf:{{{platform}}}:dirty", f"{chat}|{table}|{slot}"
+    return keys.pf_dirty(platform), f"{chat}|{table}|{slot}"
 
 
 async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str], Table]]) -> None:
@@ -139,7 +139,7 @@ async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str
         for key in pf:
             # One key per DEL: on a Redis Cluster they are in different slots.
             pipe.delete(key)
-            dirty = _dirty_field(key, keys.prefix)
+            dirty = _dirty_field(key, keys)
             if dirty is not None:
                 pipe.hdel(*dirty)
         await pipe.execute()
@@ -155,7 +155,7 @@ async def sweep_orphans(redis: Any, keys: Keys) -> int:
     """
     found = []
     for kind in ("done", "snap"):
-        async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:{kind}", count=1000):
+        async for raw in redis.scan_iter(match=keys.table_keys(kind), count=1000):
             found.append(as_text(raw))
     if not found:
         return 0
