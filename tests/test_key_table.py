@@ -72,6 +72,35 @@ def test_the_documented_patterns_match_the_key_builders():
     assert not pattern("t:{b}:<table>:events").fullmatch("t:{1}:abc:snap")
 
 
+def _every_key_of(k: Keys) -> dict[str, str]:
+    """Every key name :class:`Keys` builds, by method, with sample arguments (found by introspection,
+    so that a new builder is checked without being listed here)."""
+    import inspect
+
+    samples = {"int": 3, "str": "x1"}
+    out = {}
+    for name, fn in inspect.getmembers(k, inspect.ismethod):
+        params = list(inspect.signature(fn).parameters.values())
+        if name.startswith("_") or name in ("of", "bucket", "shard"):
+            continue
+        out[name] = fn(*[samples[str(p.annotation)] for p in params if p.default is inspect.Parameter.empty])
+    return out
+
+
+def test_every_key_the_keys_build_is_in_the_key_table():
+    # Keys names every key of the service but those of the ratings and tournaments (rt:, tn:), which
+    # the code check above covers.  A SCAN pattern ("...*") must at least have a documented prefix.
+    built = _every_key_of(Keys(16, 2, ""))
+    assert {"events", "pf_message", "pf_counted", "inbound_answer", "rate_bucket", "delivery_lease",
+            "retain_lock"} <= built.keys()
+    pats = [pattern(d) for d in documented()]
+    prefixes = {_prefix(d) for d in documented()}
+    names = [n for v in built.values() for n in ([v] if isinstance(v, str) else v)]
+    missing = [n for n in names if not (any(p.fullmatch(n) for p in pats) if "*" not in n
+                                        else _prefix(n) in prefixes)]
+    assert missing == [], "Keys builds keys that docs/service.md's key table does not have"
+
+
 async def test_a_whole_deployment_writes_only_documented_keys(real_redis, tmp_path):
     r = real_redis
     # A Telegram group match: three people and an AI player, through the bot and its delivery.

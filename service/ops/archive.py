@@ -32,11 +32,12 @@ from typing import Any
 
 import orjson
 
-from service.domain.events import PlayerJoined, RoomAttached, TableCreated, decode
+from service.domain.events import decode
 from service.domain.tables.state import CANCELLED, FINISHED, Table
 from service.store.decoding import as_text
 from service.store.keys import Keys
 from service.store.repository import fold
+from service.write.projection import touched
 
 # Deletes a room's index only if it still points at the trimmed table (a newer table may own it).
 _DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
@@ -100,7 +101,7 @@ async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
     """The platform-state keys of these tables, by one SCAN of ``pf:`` (their names carry the table id
     as one ``:``/``{}``-separated part; chat- and player-level keys are left alone)."""
     found = []
-    async for raw in redis.scan_iter(match=f"{keys.prefix}pf:*", count=1000):
+    async for raw in redis.scan_iter(match=keys.pf_keys(), count=1000):
         key = as_text(raw)
         if key.endswith(_KEPT_PF):
             continue
@@ -109,32 +110,21 @@ async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
     return found
 
 
-def _dirty_field(key: str, prefix: str) -> tuple[str, str] | None:
+def _dirty_field(key: str, keys: Keys) -> tuple[str, str] | None:
     """``(dirty hash, field)`` of a message slot key ``pf:{p:chat}:msg:<table>:<slot>``."""
-    m = re.fullmatch(r"pf:\{([^:}]*):(.*)\}:msg:([^:]+):(.+)", key[len(prefix):])
+    m = re.fullmatch(r"pf:\{([^:}]*):(.*)\}:msg:([^:]+):(.+)", key[len(keys.prefix):])
     if m is None:
         return None
     platform, chat, table, slot = m.groups()
-    return f"{prefix}pf:{{{platform}}}:dirty", f"{chat}|{table}|{slot}"
-
-
-def _people(raws: list[str], t: Table) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    rooms, players = set(), set()
-    for raw in raws:
-        ev = decode(raw).event
-        if isinstance(ev, TableCreated | RoomAttached):
-            rooms.add((ev.room.platform, ev.room.chat))
-        if isinstance(ev, PlayerJoined):
-            players.add((ev.player.platform, ev.player.user))
-    players |= {(s.player.platform, s.player.user) for s in t.seats if s.player is not None}
-    return rooms, players
+    return keys.pf_dirty(platform), f"{chat}|{table}|{slot}"
 
 
 async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str], Table]]) -> None:
     """Delete every key of these (archived) tables, and their entries in shared keys (module docstring)."""
     pf = await _pf_keys_of(redis, keys, {table_id for table_id, _, _ in tables})
     for table_id, raws, t in tables:
-        rooms, players = _people(raws, t)
+        # What the indexes ever pointed at it from: the index projection's own rooms and seats.
+        rooms, players = touched(t, [decode(raw).event for raw in raws])
         # The table's own keys share its bucket's tag: one DEL.  Indexes have tags of their own.
         await redis.delete(keys.events(table_id), keys.snap(table_id), keys.done(table_id))
         pipe = redis.pipeline(transaction=False)
@@ -149,7 +139,7 @@ async def delete_tables(redis: Any, keys: Keys, tables: list[tuple[str, list[str
         for key in pf:
             # One key per DEL: on a Redis Cluster they are in different slots.
             pipe.delete(key)
-            dirty = _dirty_field(key, keys.prefix)
+            dirty = _dirty_field(key, keys)
             if dirty is not None:
                 pipe.hdel(*dirty)
         await pipe.execute()
@@ -165,7 +155,7 @@ async def sweep_orphans(redis: Any, keys: Keys) -> int:
     """
     found = []
     for kind in ("done", "snap"):
-        async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:{kind}", count=1000):
+        async for raw in redis.scan_iter(match=keys.table_keys(kind), count=1000):
             found.append(as_text(raw))
     if not found:
         return 0

@@ -56,7 +56,7 @@ async def _event_keys(redis: Any, keys: Keys) -> list[tuple[str, str]]:
     """(stream key, table id) of every table, by SCAN (no index of all tables exists)."""
     out = []
     # Every table's stream is "<prefix>t:{<bucket>}:<table>:events"; SCAN never blocks the server.
-    async for raw in redis.scan_iter(match=f"{keys.prefix}t:{{*}}:*:events", count=1000):
+    async for raw in redis.scan_iter(match=keys.table_keys("events"), count=1000):
         key = as_text(raw)
         out.append((key, key.rsplit(":", 2)[-2]))
     return sorted(out, key=lambda kt: kt[1])

@@ -43,7 +43,7 @@ async def retain_once(redis: Any, keys: Keys, settings: Settings, now: float) ->
 
 def lock_key(keys: Keys) -> str:
     """The key that lets one worker of all run retention in an interval."""
-    return f"{keys.prefix}wrk:{{workers}}:retain"
+    return keys.retain_lock()
 
 
 async def retain_loop(redis: Any, keys: Keys, settings: Settings, stop: asyncio.Event,

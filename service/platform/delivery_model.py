@@ -134,27 +134,24 @@ class DeliveryKeys:
         """The consumer group on the outbox streams."""
         return f"deliver:{self.platform}"
 
-    def _k(self, suffix: str) -> str:
-        return f"{self.keys.prefix}dlv:{{{self.platform}}}:{suffix}"
-
     @property
     def dead(self) -> str:
         """The dead-letter stream."""
-        return self._k("dead")
+        return self.keys.delivery_dead(self.platform)
 
     @property
     def replay(self) -> str:
         """The stream of dead letters sent again."""
-        return self._k("replay")
+        return self.keys.delivery_replay(self.platform)
 
     @property
     def members(self) -> str:
         """The live delivery processes."""
-        return self._k("members")
+        return self.keys.delivery_members(self.platform)
 
     def lease(self, partition: int) -> str:
         """The owner of a partition."""
-        return self._k(f"lease:{partition}")
+        return self.keys.delivery_lease(self.platform, partition)
 
 
 @dataclass

@@ -88,11 +88,11 @@ class Admission:
 
     def answer_key(self, platform: str, sender: str, request_id: str) -> str:
         """The key of one request's answer."""
-        return f"{self.keys.prefix}in:{{{platform}:{sender}}}:{request_id}"
+        return self.keys.inbound_answer(platform, sender, request_id)
 
     def bucket_key(self, platform: str, sender: str) -> str:
         """The key of one sender's token bucket."""
-        return f"{self.keys.prefix}rl:{{{platform}:{sender}}}"
+        return self.keys.rate_bucket(platform, sender)
 
     async def admit(self, platform: str, sender: str, request_id: str, now: float) -> Admitted:
         """Decide on a request (atomically; see the module docstring)."""

@@ -5,8 +5,9 @@ in place ("the table of T in chat C is message 812") needs somewhere to keep tha
 survive a restart.  This module owns those keys, so that adapters hold no Redis key names.  Every
 key here is derived and disposable: losing it costs an extra message, never a game.
 
-Keys (``<p>`` is the settings' key prefix; each key has its own hash tag, per chat or per table,
-so that the module works on Redis Cluster without cross-slot calls):
+Keys (``<p>`` is the settings' key prefix; their names are built by :class:`~service.store.keys.Keys`;
+each key has its own hash tag, per chat or per table, so that the module works on Redis Cluster
+without cross-slot calls):
 
 - ``<p>pf:{<platform>:<chat>}:msg:<table>:<slot>`` — a hash, the :class:`MessageRef` of one slot
   (a message edited in place): ``mid`` platform message id (absent until sent), ``rank`` the
@@ -87,29 +88,13 @@ class PlatformState:
     def __init__(self, redis: Any, prefix: str = "") -> None:
         self.redis = redis
         self.prefix = prefix
-
-    # -- key names ----------------------------------------------------------------------------------
-
-    def _ref_key(self, platform: str, chat: str, table: str, slot: str) -> str:
-        return f"{self.prefix}pf:{{{platform}:{chat}}}:msg:{table}:{slot}"
-
-    def _once_key(self, platform: str, key: str) -> str:
-        return f"{self.prefix}pf:{{{platform}}}:once:{key}"
-
-    def _prefs_key(self, platform: str, chat: str) -> str:
-        return f"{self.prefix}pf:{{{platform}:{chat}}}:prefs"
-
-    def _chats_key(self, platform: str, table: str) -> str:
-        return f"{self.prefix}pf:{{{platform}:{table}}}:chats"
-
-    def _stats_key(self, platform: str, chat: str) -> str:
-        return f"{self.prefix}pf:{{{platform}:{chat}}}:stats"
+        self.keys = Keys(prefix=prefix)  # only the prefix matters: no key here is a table's own
 
     # -- message slots ------------------------------------------------------------------------------
 
     async def get_message_ref(self, platform: str, chat: str, table: str, slot: str) -> MessageRef | None:
         """The slot's reference, or None when nothing was ever shown there."""
-        raw = await self.redis.hgetall(self._ref_key(platform, chat, table, slot))
+        raw = await self.redis.hgetall(self.keys.pf_message(platform, chat, table, slot))
         if not raw:
             return None
         d = {as_text(k): as_text(v) for k, v in raw.items()}
@@ -128,18 +113,18 @@ class PlatformState:
         than the one recorded is refused (False), so that a late message never replaces a newer one.
         The same rank again (a redelivery) is accepted: the sender skips it if it was sent already.
         """
-        key = self._ref_key(platform, chat, table, slot)
+        key = self.keys.pf_message(platform, chat, table, slot)
         # Compare and set in one call: a room's view and a hand of one version may race.
         if not await self.redis.eval(_WANT, 1, key, rank[0], rank[1], json.dumps(content), REF_TTL_S):
             return False
         # Dirty until the sender clears it: a restart in between sends it again.
-        await self.redis.hset(self._dirty_key(platform), f"{chat}|{table}|{slot}", f"{rank[0]},{rank[1]}")
+        await self.redis.hset(self.keys.pf_dirty(platform), f"{chat}|{table}|{slot}", f"{rank[0]},{rank[1]}")
         return True
 
     async def set_message_ref(self, platform: str, chat: str, table: str, slot: str, *,
                               message_id: int | None, sent: str | None) -> None:
         """Record which platform message shows the slot, and the digest of what it shows now."""
-        key = self._ref_key(platform, chat, table, slot)
+        key = self.keys.pf_message(platform, chat, table, slot)
         mapping: dict[str, Any] = {"sent": sent or ""}
         if message_id is not None:
             mapping["mid"] = message_id
@@ -150,43 +135,40 @@ class PlatformState:
 
     async def forget_message(self, platform: str, chat: str, table: str, slot: str) -> None:
         """Drop the slot's message id (it was deleted or cannot be edited): the next content is sent anew."""
-        await self.redis.hdel(self._ref_key(platform, chat, table, slot), "mid", "sent")
-
-    def _dirty_key(self, platform: str) -> str:
-        return f"{self.prefix}pf:{{{platform}}}:dirty"
+        await self.redis.hdel(self.keys.pf_message(platform, chat, table, slot), "mid", "sent")
 
     async def clear_dirty(self, platform: str, chat: str, table: str, slot: str,
                           rank: tuple[int, int]) -> None:
         """The slot's content of ``rank`` went out (a newer wanted content stays noted)."""
         field = f"{chat}|{table}|{slot}"
-        current = as_text_or_none(await self.redis.hget(self._dirty_key(platform), field))
+        current = as_text_or_none(await self.redis.hget(self.keys.pf_dirty(platform), field))
         if current is not None and tuple(int(x) for x in current.split(",")) <= rank:
-            await self.redis.hdel(self._dirty_key(platform), field)
+            await self.redis.hdel(self.keys.pf_dirty(platform), field)
 
     async def dirty_slots(self, platform: str) -> list[tuple[str, str, str]]:
         """The slots noted by :meth:`mark_dirty` and not cleared: ``(chat, table, slot)``."""
-        fields = await self.redis.hkeys(self._dirty_key(platform))
+        fields = await self.redis.hkeys(self.keys.pf_dirty(platform))
         return [tuple(as_text(f).split("|", 2)) for f in fields]  # type: ignore[misc]
 
     # -- once ---------------------------------------------------------------------------------------
 
     async def mark_once(self, platform: str, key: str, ttl_s: int = ONCE_TTL_S) -> bool:
         """True the first time ``key`` is marked (within ``ttl_s``), False ever after."""
-        return bool(await self.redis.set(self._once_key(platform, key), 1, nx=True, ex=ttl_s))
+        return bool(await self.redis.set(self.keys.pf_once(platform, key), 1, nx=True, ex=ttl_s))
 
     async def unmark(self, platform: str, key: str) -> None:
         """Forget a mark (an action that was marked but could not be handed on)."""
-        await self.redis.delete(self._once_key(platform, key))
+        await self.redis.delete(self.keys.pf_once(platform, key))
 
     # -- chat preferences ---------------------------------------------------------------------------
 
     async def chat_locale(self, platform: str, chat: str) -> str | None:
         """The language chosen for a chat (``/lang`` in a group), if any."""
-        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "locale"))
+        return as_text_or_none(await self.redis.hget(self.keys.pf_prefs(platform, chat), "locale"))
 
     async def set_chat_locale(self, platform: str, chat: str, locale: str) -> None:
         """Choose the language of a chat."""
-        await self.redis.hset(self._prefs_key(platform, chat), "locale", locale)
+        await self.redis.hset(self.keys.pf_prefs(platform, chat), "locale", locale)
 
     # -- chats that move ----------------------------------------------------------------------------
 
@@ -194,42 +176,42 @@ class PlatformState:
         """The chat ``old`` is now ``new`` on the platform (a group upgraded to a supergroup): the
         service goes on knowing the room as ``old`` (see the module docstring).  True the first time."""
         room = await self.room_chat(platform, old)
-        first = bool(await self.redis.hsetnx(self._prefs_key(platform, old), "moved_to", new))
-        await self.redis.hset(self._prefs_key(platform, new), "was", room)
+        first = bool(await self.redis.hsetnx(self.keys.pf_prefs(platform, old), "moved_to", new))
+        await self.redis.hset(self.keys.pf_prefs(platform, new), "was", room)
         return first
 
     async def moved_to(self, platform: str, chat: str) -> str | None:
         """The chat id a room's chat has on the platform now, if it moved (None: it did not)."""
-        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "moved_to"))
+        return as_text_or_none(await self.redis.hget(self.keys.pf_prefs(platform, chat), "moved_to"))
 
     async def room_chat(self, platform: str, chat: str) -> str:
         """The chat id the service knows a platform chat by (the first id of a chat that moved)."""
-        return as_text_or_none(await self.redis.hget(self._prefs_key(platform, chat), "was")) or chat
+        return as_text_or_none(await self.redis.hget(self.keys.pf_prefs(platform, chat), "was")) or chat
 
     async def room_table(self, platform: str, chat: str) -> str | None:
         """The table a room shows now (the service's derived index, :meth:`service.store.keys.Keys.room`)."""
-        return as_text_or_none(await self.redis.get(Keys(prefix=self.prefix).room(platform, chat)))
+        return as_text_or_none(await self.redis.get(self.keys.room(platform, chat)))
 
     # -- tables shown in group chats ----------------------------------------------------------------
 
     async def add_table_chat(self, platform: str, table: str, chat: str) -> None:
         """Remember that a group chat shows ``table``."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.sadd(self._chats_key(platform, table), chat)
-        pipe.expire(self._chats_key(platform, table), REF_TTL_S)
+        pipe.sadd(self.keys.pf_chats(platform, table), chat)
+        pipe.expire(self.keys.pf_chats(platform, table), REF_TTL_S)
         await pipe.execute()
 
     async def table_chats(self, platform: str, table: str) -> list[str]:
         """The group chats that show ``table``."""
-        return sorted(as_text(c) for c in await self.redis.smembers(self._chats_key(platform, table)))
+        return sorted(as_text(c) for c in await self.redis.smembers(self.keys.pf_chats(platform, table)))
 
     async def set_table_names(self, platform: str, table: str, names: list[str]) -> None:
         """Remember the seat names of a table (the lobby shows them; the match views do not)."""
-        await self.redis.set(f"{self.prefix}pf:{{{platform}:{table}}}:names", json.dumps(names), ex=REF_TTL_S)
+        await self.redis.set(self.keys.pf_names(platform, table), json.dumps(names), ex=REF_TTL_S)
 
     async def table_names(self, platform: str, table: str) -> list[str] | None:
         """The seat names remembered for a table, if any."""
-        raw = await self.redis.get(f"{self.prefix}pf:{{{platform}:{table}}}:names")
+        raw = await self.redis.get(self.keys.pf_names(platform, table))
         return json.loads(raw) if raw else None
 
     # -- group counters -----------------------------------------------------------------------------
@@ -241,8 +223,8 @@ class PlatformState:
         ids (AI players are not people: leave them out, the match still counts); ``names`` the
         display name of each person seated (user id -> name), kept as their latest."""
         now = time.time() if now is None else now
-        stats = self._stats_key(platform, chat)
-        counted = f"{self.prefix}pf:{{{platform}:{chat}}}:counted"
+        stats = self.keys.pf_stats(platform, chat)
+        counted = self.keys.pf_counted(platform, chat)
         people = {**{w: w for w in winners}, **(names or {})}  # every winner gets a name
         pairs = [x for user, name in sorted(people.items()) for x in (user, name)]
         return bool(await self.redis.eval(_COUNT, 2, stats, counted, table, now, now - ONCE_TTL_S,
@@ -251,7 +233,7 @@ class PlatformState:
     async def group_stats(self, platform: str, chat: str) -> tuple[int, dict[str, tuple[str, int]]]:
         """A group's finished matches, and each person's latest name and wins (by user id; people
         without a win are left out, and so are the ``win:<name>`` fields of before, see above)."""
-        found = await self.redis.hgetall(self._stats_key(platform, chat))
+        found = await self.redis.hgetall(self.keys.pf_stats(platform, chat))
         raw = {as_text(k): as_text(v) for k, v in found.items()}
         wins: dict[str, tuple[str, int]] = {}
         for k, v in raw.items():

@@ -15,17 +15,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from service.platform.delivery_model import (
-    DeadLetter,
-    DeliveryKeys,
-    DeliveryMetrics,
-    DeliveryOptions,
-    Handler,
-    Permanent,
-    Retry,
-    _Item,
-    wait_or_stop,
-)
+from service.platform import delivery_model as dm
 from service.platform.outbox import Message
 from service.store.decoding import as_text
 from service.store.groups import Group, backoff
@@ -37,11 +27,11 @@ class Sending:
 
     redis: Any
     platform: str
-    options: DeliveryOptions
-    metrics: DeliveryMetrics
+    options: dm.DeliveryOptions
+    metrics: dm.DeliveryMetrics
     rng: random.Random
     clock: Callable[[], float]
-    dk: DeliveryKeys
+    dk: dm.DeliveryKeys
     group: Group
     links: Any  # service.platform.links.Links | None
     log: Any
@@ -55,7 +45,7 @@ class Sending:
 
     # -- dead letters -------------------------------------------------------------------------------
 
-    async def dead_letters(self, count: int = 1000) -> list[DeadLetter]:
+    async def dead_letters(self, count: int = 1000) -> list[dm.DeadLetter]:
         """The dead letters of this platform, oldest first."""
         out = []
         for mid, f in await self.redis.xrange(self.dk.dead, count=count):
@@ -65,7 +55,7 @@ class Sending:
                 msg: Message | None = Message.model_validate_json(raw)
             except ValueError:
                 msg = None
-            out.append(DeadLetter(id=as_text(mid), message=msg, raw=raw, error=fields.get("error", ""),
+            out.append(dm.DeadLetter(id=as_text(mid), message=msg, raw=raw, error=fields.get("error", ""),
                                   attempts=int(fields.get("attempts", 0)), stream=fields.get("stream", ""),
                                   entry=fields.get("entry", ""), at=float(fields.get("at", 0))))
         return out
@@ -90,7 +80,7 @@ class Sending:
         self.log.info("replayed", count=len(chosen))
         return len(chosen)
 
-    async def _dead_letter(self, it: _Item, error: str, attempts: int) -> None:
+    async def _dead_letter(self, it: dm._Item, error: str, attempts: int) -> None:
         pipe = self.redis.pipeline(transaction=False)
         self.group.queue_dead_letter(pipe, self.dk.dead, it.stream, it.entry, {
             "m": it.raw, "stream": it.stream, "entry": it.entry, "error": error[:2000],
@@ -102,7 +92,8 @@ class Sending:
         self.log.error("dead_letter", message=it.msg.id, table=it.msg.table, entry=it.entry,
                        error=error[:200], attempts=attempts)
 
-    async def _lane(self, q: asyncio.Queue[_Item | None], handler: Handler, stop: asyncio.Event) -> None:
+    async def _lane(self, q: asyncio.Queue[dm._Item | None], handler: dm.Handler,
+                    stop: asyncio.Event) -> None:
         while True:
             it = await q.get()
             if it is None:
@@ -120,7 +111,7 @@ class Sending:
                 self._partition_done(it.stream)
                 self._room.set()
 
-    async def _deliver(self, it: _Item, handler: Handler, stop: asyncio.Event) -> None:
+    async def _deliver(self, it: dm._Item, handler: dm.Handler, stop: asyncio.Event) -> None:
         o = self.options
         try:
             # The worker leaves the text deferred: it is written here, in the recipient's language.
@@ -135,12 +126,12 @@ class Sending:
             attempt += 1
             try:
                 await handler(msg)
-            except Permanent as e:
+            except dm.Permanent as e:
                 await self._dead_letter(it, f"permanent: {e}", attempt)
                 return
             except Exception as e:  # Retry, or a bug in the handler: both are worth another try
-                after = e.after_s if isinstance(e, Retry) else None
-                reason = str(e) if isinstance(e, Retry) else f"{type(e).__name__}: {e}"
+                after = e.after_s if isinstance(e, dm.Retry) else None
+                reason = str(e) if isinstance(e, dm.Retry) else f"{type(e).__name__}: {e}"
                 if attempt >= o.max_attempts:
                     await self._dead_letter(it, f"gave up after {attempt} attempts: {reason}", attempt)
                     return
@@ -150,7 +141,7 @@ class Sending:
                 self.metrics.retries.labels(self.platform).inc()
                 self.log.info("retry", message=it.msg.id, attempt=attempt, wait_s=round(wait, 3),
                               reason=reason[:200])
-                if await wait_or_stop(stop, wait):
+                if await dm.wait_or_stop(stop, wait):
                     return  # stopping: left pending for the next owner
                 continue
             await self.redis.xack(it.stream, self.dk.group, it.entry)

@@ -147,28 +147,31 @@ class EventStore:
         """The result of a queued append, from its raw reply."""
         return self._result(raw)
 
+    async def _run_many(self, script: str, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """Run ``script`` once per ``(keys, args)`` in one pipeline.  When the server lost its script
+        cache (a restart, a failover) the scripts are loaded and the pipeline runs again, which is
+        safe because a script that did not run changed nothing."""
+        if script not in self._sha:
+            await self._ensure_scripts()
+        for attempt in (0, 1):
+            pipe = self.redis.pipeline(transaction=False)
+            for keys, args in calls:
+                pipe.execute_command("EVALSHA", self._sha[script], len(keys), *keys, *args)
+            try:
+                return list(await pipe.execute())
+            except NoScriptError:
+                if attempt:
+                    raise
+                await self._ensure_scripts()
+        raise AssertionError("unreachable")
+
     async def append_many(self, appends: list[Append]) -> list[AppendResult]:
         """Run several compare-and-appends in one pipeline (each atomic on its own table)."""
         if not appends:
             return []
-        if "append" not in self._sha:
-            await self._ensure_scripts()
-        for attempt in (0, 1):
-            pipe = self.redis.pipeline(transaction=False)
-            for a in appends:
-                keys = self.append_keys(a.table)
-                pipe.execute_command("EVALSHA", self._sha["append"], len(keys), *keys, *self._append_args(a))
-            try:
-                raws = await pipe.execute()
-            except NoScriptError:
-                # The server lost its script cache (restart, failover): load and run again, which is
-                # safe because a script that did not run changed nothing.
-                if attempt:
-                    raise
-                await self._ensure_scripts()
-                continue
-            return [self._result(r) for r in raws]
-        raise AssertionError("unreachable")
+        calls = [(self.append_keys(a.table), self._append_args(a)) for a in appends]
+        raws = await self._run_many("append", calls)
+        return [self._result(r) for r in raws]
 
     async def append(self, a: Append) -> AppendResult:
         """One compare-and-append."""
@@ -182,27 +185,10 @@ class EventStore:
         """Load several tables in one pipeline: ``(table id, known version or None)`` each."""
         if not tables:
             return []
-        if "load" not in self._sha:
-            await self._ensure_scripts()
-        for attempt in (0, 1):
-            pipe = self.redis.pipeline(transaction=False)
-            for table, known in tables:
-                keys = self.load_keys(table)
-                pipe.execute_command("EVALSHA", self._sha["load"], len(keys), *keys,
-                                     "" if known is None else known)
-            try:
-                raws = await pipe.execute()
-            except NoScriptError:
-                if attempt:
-                    raise
-                await self._ensure_scripts()
-                continue
-            out = []
-            for base, snap, entries in raws:
-                out.append(Loaded(int(base), snap.decode() if isinstance(snap, bytes) else snap,
-                                  [_field(fields, b"e") for _, fields in entries]))
-            return out
-        raise AssertionError("unreachable")
+        raws = await self._run_many("load", [(self.load_keys(table), ["" if known is None else known])
+                                              for table, known in tables])
+        return [Loaded(int(base), snap.decode() if isinstance(snap, bytes) else snap,
+                       [_field(fields, b"e") for _, fields in entries]) for base, snap, entries in raws]
 
     async def events(self, table: str) -> list[str]:
         """Every event of a table, from the first (for replays and audits)."""

@@ -1,4 +1,5 @@
-"""The names of the service's core Redis keys: tables, outboxes, deadlines, commands, workers, indexes.
+"""The names of the service's Redis keys: tables, outboxes, deadlines, commands, workers, indexes,
+and the platform side's.
 
 A table lives in bucket ``b = crc32(table id) % buckets``; its keys, and the outbox and deadlines of
 its bucket, carry the hash tag ``{b}``, so that the table scripts (append, load, the gateway's reply)
@@ -8,10 +9,13 @@ workers' tag (``{workers}``).  Derived indexes (room → table, player → table
 player's locale preference have tags of their own and are written outside the table scripts: the
 indexes can be rebuilt from the event streams, the preference cannot.
 
-Not every key is named here: modules with keys of their own name them in their docstrings, each
-under a tag of its own and the same ``prefix`` — ``service.platform.inbound`` (``in:``, ``rl:``: webhook
-answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform dead letters, replays,
-leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter must remember).
+The keys of the platform side are named here too, each under a tag of its own and the same
+``prefix``; the modules that use them say what they hold: ``service.platform.inbound`` (``in:``,
+``rl:``: webhook answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform
+dead letters, replays, leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter
+must remember).  Two packages name their own keys beside their models, under the same prefix:
+``service.ratings.store`` (``rt:``) and ``service.tournaments.director`` (``tn:``).  Every prefix
+written anywhere has its row in the key table of ``docs/service.md`` (``tests/test_key_table.py``).
 """
 
 from __future__ import annotations
@@ -127,3 +131,73 @@ class Keys:
     def room_refused(self, platform: str, chat: str, table: str) -> str:
         """A table whose ``/new`` a worker refused: the room must not be pointed at it (room's tag)."""
         return f"{self.prefix}room:{{{platform}:{chat}}}:refused:{table}"
+
+    def table_keys(self, kind: str = "events") -> str:
+        """The SCAN pattern of every table's key of one ``kind`` (``events``, ``snap``, ``done``)."""
+        return f"{self.prefix}t:{{*}}:*:{kind}"
+
+    def retain_lock(self) -> str:
+        """The key that lets one worker of all run retention in an interval (service.ops.retention)."""
+        return f"{self.prefix}wrk:{{workers}}:retain"
+
+    # -- the platform side ---------------------------------------------------------------------------
+
+    def inbound_answer(self, platform: str, sender: str, request_id: str) -> str:
+        """The answer to one webhook request, kept for its retries (service.platform.inbound)."""
+        return f"{self.prefix}in:{{{platform}:{sender}}}:{request_id}"
+
+    def rate_bucket(self, platform: str, sender: str) -> str:
+        """One sender's token bucket (service.platform.inbound)."""
+        return f"{self.prefix}rl:{{{platform}:{sender}}}"
+
+    def delivery_dead(self, platform: str) -> str:
+        """A platform's delivery dead letters (service.platform.delivery_model)."""
+        return f"{self.prefix}dlv:{{{platform}}}:dead"
+
+    def delivery_replay(self, platform: str) -> str:
+        """A platform's dead letters sent again."""
+        return f"{self.prefix}dlv:{{{platform}}}:replay"
+
+    def delivery_members(self, platform: str) -> str:
+        """A platform's live delivery processes."""
+        return f"{self.prefix}dlv:{{{platform}}}:members"
+
+    def delivery_lease(self, platform: str, partition: int) -> str:
+        """The delivery process that owns a partition of a platform's outboxes."""
+        return f"{self.prefix}dlv:{{{platform}}}:lease:{partition}"
+
+    def pf_keys(self) -> str:
+        """The SCAN pattern of every platform-state key."""
+        return f"{self.prefix}pf:*"
+
+    def pf_message(self, platform: str, chat: str, table: str, slot: str) -> str:
+        """A chat's message slot of a table (a hash: see service.platform.platform_state)."""
+        return f"{self.prefix}pf:{{{platform}:{chat}}}:msg:{table}:{slot}"
+
+    def pf_dirty(self, platform: str) -> str:
+        """The slots of a platform whose wanted content may not be sent yet."""
+        return f"{self.prefix}pf:{{{platform}}}:dirty"
+
+    def pf_once(self, platform: str, key: str) -> str:
+        """A flag set once, with a TTL."""
+        return f"{self.prefix}pf:{{{platform}}}:once:{key}"
+
+    def pf_prefs(self, platform: str, chat: str) -> str:
+        """A chat's preferences (``locale``) and where it moved (``moved_to``, ``was``)."""
+        return f"{self.prefix}pf:{{{platform}:{chat}}}:prefs"
+
+    def pf_chats(self, platform: str, table: str) -> str:
+        """The group chats that show a table."""
+        return f"{self.prefix}pf:{{{platform}:{table}}}:chats"
+
+    def pf_names(self, platform: str, table: str) -> str:
+        """The seat names a group lobby showed last."""
+        return f"{self.prefix}pf:{{{platform}:{table}}}:names"
+
+    def pf_stats(self, platform: str, chat: str) -> str:
+        """A group's counters (matches, wins by user id, names)."""
+        return f"{self.prefix}pf:{{{platform}:{chat}}}:stats"
+
+    def pf_counted(self, platform: str, chat: str) -> str:
+        """The tables a group's counters counted."""
+        return f"{self.prefix}pf:{{{platform}:{chat}}}:counted"

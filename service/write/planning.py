@@ -15,6 +15,7 @@ from typing import Any
 
 from service.domain.commands import TableCommand
 from service.domain.events import Stored, encode
+from service.domain.messages import Wire, wire_json
 from service.domain.tables import notify
 from service.domain.tables.decide import Context, Decision, Refused, decide
 from service.domain.tables.replay import replay_lines
@@ -162,7 +163,7 @@ class Planner:
                 b.failed.append((e, exc))
                 continue
             events += [encode(ev, at=ctx.now, cmd=cmd.id) for ev in d.events]
-            outbox += [(cmd.id, notify.wire_json(m)) for m in msgs]
+            outbox += [(cmd.id, wire_json(m)) for m in msgs]
             # A no-op (a tick that found nothing to do) changed nothing and told no one: it is not
             # marked as done, so that a later tick of the same version can still act.
             if outcome != "noop":
@@ -182,7 +183,7 @@ class Planner:
                           deadline=self.deadline(t), snapshot=snap)
 
     def _decide(self, t: Table | None, cmd: TableCommand, ctx: Context,
-                history: list[Stored] | None) -> tuple[Decision, list[dict[str, Any]], str]:
+                history: list[Stored] | None) -> tuple[Decision, list[Wire], str]:
         try:
             d = decide(t, cmd, ctx)
         except Refused as r:

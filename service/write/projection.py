@@ -2,8 +2,10 @@
 
 The event streams are the truth; these indexes only make lookups cheap.  :func:`index_ops` says what
 one event changes, given the table after it; the worker applies those changes after each append
-(:func:`queue`), and ``cinq reindex`` folds every table's events through the same function to write
-the indexes again from nothing (:class:`Rebuild`).  One definition, so the two cannot drift.
+(:func:`queue`), ``cinq reindex`` folds every table's events through the same function to write
+the indexes again from nothing (:class:`Rebuild`), and ``cinq trim`` undoes them for the tables it
+deletes (:func:`touched`).  One definition, an event visitor as the fold is
+(:mod:`service.domain.visitor`), so the three cannot drift.
 """
 
 from __future__ import annotations
@@ -11,18 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from service.domain.events import (
-    Event,
-    MatchFinished,
-    MovePlayed,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
-    TableCancelled,
-    TableCreated,
-)
+from service.domain import events as ev
+from service.domain.events import Event
 from service.domain.tables.state import Table
+from service.domain.visitor import EventVisitor
 from service.store.keys import Keys
 
 
@@ -39,30 +33,68 @@ class IndexOp:
 
 def index_ops(t: Table, event: Event) -> list[IndexOp]:
     """What ``event`` changes in the indexes (``t``: the table after it)."""
-    if type(event) is MovePlayed:  # most events, and none that an index follows
+    return _INDEX.visit(event, t)
+
+
+class _Index(EventVisitor[Table, list[IndexOp]]):
+    """The index changes of each event (an event visitor, as the fold is): most events, the moves
+    above all, change none."""
+
+    __slots__ = ()
+
+    def other(self, event: Event, t: Table) -> list[IndexOp]:
         return []
-    if isinstance(event, TableCreated) and event.tournament is not None:
-        return []  # a tournament's table is shown in no room (events.TableCreated)
-    if isinstance(event, TableCreated | RoomAttached):
-        return [IndexOp("room", event.room.platform, event.room.chat, t.id)]
-    if isinstance(event, PlayerJoined):
-        return [IndexOp("sits", event.player.platform, event.player.user, t.id)]
-    if isinstance(event, PlayerLeft | PlayerKicked) and event.player is not None:
-        return [IndexOp("leaves", event.player.platform, event.player.user, t.id)]
-    if isinstance(event, MatchFinished | TableCancelled):
-        winners = set(event.result.get("winners", [])) if isinstance(event, MatchFinished) else set()
-        ops = []
-        for i, seat in enumerate(t.seats):
-            if seat.player is None:
-                continue
-            p = seat.player
-            ops.append(IndexOp("leaves", p.platform, p.user, t.id))
-            if isinstance(event, MatchFinished):
-                ops.append(IndexOp("played", p.platform, p.user, t.id))
-                if i in winners:
-                    ops.append(IndexOp("won", p.platform, p.user, t.id))
-        return ops
-    return []
+
+    def table_created(self, e: ev.TableCreated, t: Table) -> list[IndexOp]:
+        if e.tournament is not None:
+            return []  # a tournament's table is shown in no room (events.TableCreated)
+        return [IndexOp("room", e.room.platform, e.room.chat, t.id)]
+
+    def room_attached(self, e: ev.RoomAttached, t: Table) -> list[IndexOp]:
+        return [IndexOp("room", e.room.platform, e.room.chat, t.id)]
+
+    def player_joined(self, e: ev.PlayerJoined, t: Table) -> list[IndexOp]:
+        return [IndexOp("sits", e.player.platform, e.player.user, t.id)]
+
+    def player_left(self, e: ev.PlayerLeft, t: Table) -> list[IndexOp]:
+        return [IndexOp("leaves", e.player.platform, e.player.user, t.id)]
+
+    def player_kicked(self, e: ev.PlayerKicked, t: Table) -> list[IndexOp]:
+        return [] if e.player is None else [IndexOp("leaves", e.player.platform, e.player.user, t.id)]
+
+    def table_cancelled(self, e: ev.TableCancelled, t: Table) -> list[IndexOp]:
+        return _closed(t, None)
+
+    def match_finished(self, e: ev.MatchFinished, t: Table) -> list[IndexOp]:
+        return _closed(t, set(e.result.get("winners", [])))
+
+
+def _closed(t: Table, winners: set[int] | None) -> list[IndexOp]:
+    """Every person seated leaves the table; at a match's end (``winners`` given) each also played
+    it, and the winners won it."""
+    ops = []
+    for i, seat in enumerate(t.seats):
+        if seat.player is None:
+            continue
+        p = seat.player
+        ops.append(IndexOp("leaves", p.platform, p.user, t.id))
+        if winners is not None:
+            ops.append(IndexOp("played", p.platform, p.user, t.id))
+            if i in winners:
+                ops.append(IndexOp("won", p.platform, p.user, t.id))
+    return ops
+
+
+_INDEX = _Index()
+
+
+def touched(t: Table, events: list[Event]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Every room (platform, chat) and every person (platform, user) the indexes ever pointed from
+    at table ``t`` (the table after ``events``, all of its events): what deleting it must undo."""
+    ops = [op for e in events for op in index_ops(t, e)]
+    rooms = {(op.platform, op.who) for op in ops if op.kind == "room"}
+    people = {(op.platform, op.who) for op in ops if op.kind == "sits"}
+    return rooms, people | {(s.player.platform, s.player.user) for s in t.seats if s.player is not None}
 
 
 def queue(pipe: Any, keys: Keys, ops: list[IndexOp]) -> None:

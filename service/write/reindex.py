@@ -20,7 +20,7 @@ async def reindex(redis: Any, keys: Keys) -> int:
     """Rewrite every derived index from the streams; returns the number of tables seen."""
     rebuild = Rebuild()
     n = 0
-    async for raw_key in redis.scan_iter(match=f"{keys.prefix}t:*:events", count=1000):
+    async for raw_key in redis.scan_iter(match=keys.table_keys("events"), count=1000):
         key = as_text(raw_key)
         table_id = key.rsplit(":", 2)[-2]
         raws = [f[b"e"].decode() for _, f in await redis.xrange(key)]

@@ -58,6 +58,33 @@ def test_the_messages_notify_writes_are_valid_outbox_messages():
     assert any(m.actions and all(a.label and a.token for a in m.actions) for m in msgs)
 
 
+def test_the_wire_notify_writes_is_the_message_model_field_for_field():
+    # One model of the message (service.domain.messages): the worker's dicts carry only its fields,
+    # and reading one as a Message and writing back the fields it had gives the same JSON.
+    from dataclasses import replace
+
+    from service.domain.messages import Message, wire_json
+    from service.domain.tables.current import current_messages
+    from service.domain.tables.decide import Refused
+    from service.domain.tables.notify import messages_for, refusal_messages, replay_messages
+    from service.domain.tables.state import FINISHED
+
+    c = cmd("play", room=private(ANA), game="cinquillo", options={}, players=2)
+    d = decide(None, c, context())
+    t = d.after
+    over = replace(t, status=FINISHED, result={"winners": [0]})
+    wires = (messages_for(d, c, b"k") + refusal_messages(c, Refused("not_your_turn", table="t"), t)
+             + replay_messages(c, t, ["x"]) + current_messages(over, ANA, b"k", "en")
+             + current_messages(t, t.seats[t.to_move()].player, b"k", "en"))
+    assert any(w.get("seats") for w in wires) and any(w["actions"] for w in wires)
+    assert any(w["to"].get("person") for w in wires)
+    for w in wires:
+        assert set(w) <= set(Message.model_fields) - {"link"}
+        raw = wire_json(w)
+        back = Message.model_validate_json(raw).model_dump_json(exclude_unset=True)
+        assert json.loads(back) == json.loads(raw)
+
+
 def test_a_fold_from_a_cached_table_does_not_change_the_cached_table():
     from service.domain.events import MovePlayed as Moved
     from service.store.repository import fold
@@ -75,7 +102,7 @@ def test_the_fast_encodings_equal_pydantics():
     # events.encode writes the flat events' __dict__, notify the rooms' and players' __dict__:
     # both must be what model_dump gives.
     from service.domain.events import _FLAT, MatchStarted
-    from service.domain.tables.notify import _plain
+    from service.domain.messages import wire_of as _plain
 
     for ev in (MovePlayed(seat=2, move="play 7 7", cause="timeout"),
                MatchStarted(seed="s", commitment="c", players=3)):
@@ -83,3 +110,18 @@ def test_the_fast_encodings_equal_pydantics():
         assert json.loads(encode(ev, at=1.0, cmd="c"))["data"] == ev.model_dump(mode="json")
     for m in (ANA, GROUP):
         assert _plain(m) == m.model_dump() and _plain(m) is not m.__dict__
+
+
+def test_every_event_type_has_its_visitor_method_and_the_fold_handles_every_one():
+    # One dispatch (service.domain.visitor) for the fold and every projection: a new event type
+    # needs a method there, and the fold may leave none to ``other`` (which raises).
+    from service.domain.events import EVENT_TYPES
+    from service.domain.tables.state import _Evolve
+    from service.domain.visitor import EventVisitor, method_name
+
+    names = {method_name(cls) for cls in EVENT_TYPES.values()}
+    assert len(names) == len(EVENT_TYPES)
+    assert all(callable(getattr(EventVisitor, n, None)) for n in names)
+    assert {n for n in names if getattr(_Evolve, n) is getattr(EventVisitor, n)} == set()
+    declared = {n for n, v in vars(EventVisitor).items() if callable(v)} - {"visit", "other"}
+    assert declared == names

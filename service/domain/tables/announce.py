@@ -1,24 +1,13 @@
-"""What a room is told of each event, in one line, and how seats are named in messages.  Pure."""
+"""What a room is told of each event, in one line (an event visitor: :mod:`service.domain.visitor`),
+and how seats are named in messages.  Pure."""
 
 from __future__ import annotations
 
-from service.domain.events import (
-    BotsAdded,
-    Event,
-    MatchFinished,
-    MatchStarted,
-    MovePlayed,
-    OptionsChanged,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
-    SeatTakenByBot,
-    TableCancelled,
-    TableCreated,
-)
+from service.domain import events as ev
+from service.domain.events import Event
 from service.domain.identities import Player
 from service.domain.tables.state import Table
+from service.domain.visitor import EventVisitor
 from service.protocol import text
 
 
@@ -42,43 +31,63 @@ def names(t: Table) -> list[text.Item]:
 
 def event_line(after: Table, event: Event) -> text.Item | None:
     """The one-line announcement of an event in a room (None: not announced)."""
-    if type(event) is MovePlayed:  # most events: tested first
-        return text.t(f"table.moved_{event.cause}", name=seat_name(after, event.seat),
-                      move=text.move(after.game, event.move))
-    if isinstance(event, TableCreated):
-        game = text.t(f"game.{event.game}")
-        return text.t("table.created", table=after.id, game=game, seats=event.max_seats)
-    if isinstance(event, RoomAttached):
-        return text.t("table.room_attached", table=after.id)
-    if isinstance(event, PlayerJoined):
-        return text.t("table.joined", name=person(event.player), seat=event.seat + 1, seats=after.max_seats)
-    if isinstance(event, PlayerLeft):
-        return text.t("table.left", name=person(event.player))
-    if isinstance(event, BotsAdded):
-        return text.t("table.bots_added", n=len(event.seats), level=text.t(f"level.{event.level}"))
-    if isinstance(event, MatchStarted):
-        return text.t("table.started", players=event.players, commitment=event.commitment)
-    if isinstance(event, SeatTakenByBot):
-        name = person(event.player) if event.player else str(event.seat + 1)
-        return text.t(f"table.bot_took_seat_{event.reason}", name=name)
-    if isinstance(event, MatchFinished):
-        winners = [seat_name(after, w) for w in event.result.get("winners", [])]
-        return text.t("table.finished", winners=text.joined(winners), seed=after.seed or "",
-                      commitment=after.commitment or "")
-    if isinstance(event, TableCancelled):
-        if event.reason in ("empty", "idle"):
-            return text.t(f"table.closed_{event.reason}")
-        return text.t("table.cancelled", name=person(event.by))
-    if isinstance(event, PlayerKicked):
-        kicked: text.Item = text.t("table.bot_name", n=event.seat + 1)
-        if event.player is not None:
-            kicked = person(event.player)
-        key = "table.kicked" if event.level is None else "table.kicked_bot"
-        return text.t(key, name=kicked, by=person(event.by))
-    if isinstance(event, OptionsChanged):
-        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                 for k, v in sorted(event.options.items())]
-        return text.t("table.options_changed", options=" ".join(words) or "-", seats=event.max_seats,
-                      turn=int(event.turn_seconds) if event.turn_seconds == int(event.turn_seconds)
-                      else event.turn_seconds)
-    return None
+    return _LINES.visit(event, after)
+
+
+class _Lines(EventVisitor[Table, "text.Item | None"]):
+    """The room's line of each event, given the table after it."""
+
+    __slots__ = ()
+
+    def other(self, event: Event, t: Table) -> text.Item | None:
+        return None
+
+    def move_played(self, e: ev.MovePlayed, t: Table) -> text.Item | None:
+        return text.t(f"table.moved_{e.cause}", name=seat_name(t, e.seat), move=text.move(t.game, e.move))
+
+    def table_created(self, e: ev.TableCreated, t: Table) -> text.Item | None:
+        return text.t("table.created", table=t.id, game=text.t(f"game.{e.game}"), seats=e.max_seats)
+
+    def room_attached(self, e: ev.RoomAttached, t: Table) -> text.Item | None:
+        return text.t("table.room_attached", table=t.id)
+
+    def player_joined(self, e: ev.PlayerJoined, t: Table) -> text.Item | None:
+        return text.t("table.joined", name=person(e.player), seat=e.seat + 1, seats=t.max_seats)
+
+    def player_left(self, e: ev.PlayerLeft, t: Table) -> text.Item | None:
+        return text.t("table.left", name=person(e.player))
+
+    def bots_added(self, e: ev.BotsAdded, t: Table) -> text.Item | None:
+        return text.t("table.bots_added", n=len(e.seats), level=text.t(f"level.{e.level}"))
+
+    def match_started(self, e: ev.MatchStarted, t: Table) -> text.Item | None:
+        return text.t("table.started", players=e.players, commitment=e.commitment)
+
+    def seat_taken_by_bot(self, e: ev.SeatTakenByBot, t: Table) -> text.Item | None:
+        name = person(e.player) if e.player else str(e.seat + 1)
+        return text.t(f"table.bot_took_seat_{e.reason}", name=name)
+
+    def match_finished(self, e: ev.MatchFinished, t: Table) -> text.Item | None:
+        winners = [seat_name(t, w) for w in e.result.get("winners", [])]
+        return text.t("table.finished", winners=text.joined(winners), seed=t.seed or "",
+                      commitment=t.commitment or "")
+
+    def table_cancelled(self, e: ev.TableCancelled, t: Table) -> text.Item | None:
+        if e.reason in ("empty", "idle"):
+            return text.t(f"table.closed_{e.reason}")
+        return text.t("table.cancelled", name=person(e.by))
+
+    def player_kicked(self, e: ev.PlayerKicked, t: Table) -> text.Item | None:
+        kicked: text.Item = text.t("table.bot_name", n=e.seat + 1)
+        if e.player is not None:
+            kicked = person(e.player)
+        key = "table.kicked" if e.level is None else "table.kicked_bot"
+        return text.t(key, name=kicked, by=person(e.by))
+
+    def options_changed(self, e: ev.OptionsChanged, t: Table) -> text.Item | None:
+        words = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(e.options.items())]
+        return text.t("table.options_changed", options=" ".join(words) or "-", seats=e.max_seats,
+                      turn=int(e.turn_seconds) if e.turn_seconds == int(e.turn_seconds) else e.turn_seconds)
+
+
+_LINES = _Lines()

@@ -12,12 +12,13 @@ from __future__ import annotations
 import engine
 from service.domain.commands import TableCommand
 from service.domain.identities import Player
+from service.domain.messages import Wire, recipient_wire
 from service.domain.tables import notify
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.protocol import text
 
 
-def current_messages(t: Table, person: Player | None, secret: bytes, locale: str) -> list[notify.Wire]:
+def current_messages(t: Table, person: Player | None, secret: bytes, locale: str) -> list[Wire]:
     """The room's message and, when ``person`` sits at the table, their hand message (ids
     ``now:<table>:<version>:<n>``: they are not in any outbox)."""
     cmd = TableCommand(id=f"now:{t.id}:{t.version}", table=t.id, name="hand", locale=locale)
@@ -37,7 +38,7 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         winners = [notify.seat_name(t, w) for w in t.result.get("winners", [])]
         lines.append(text.t("table.finished", winners=text.joined(winners), seed=t.seed or "",
                             commitment=t.commitment or ""))
-    out.add({"room": None, "player": None}, locale, "match_over" if over else "table", lines, view,
+    out.add(recipient_wire(), locale, "match_over" if over else "table", lines, view,
             seats=notify.seat_people(t) if over else None)
     seat = t.seat_of(person)
     if running and seat is not None:

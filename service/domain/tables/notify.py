@@ -14,28 +14,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 import engine
 from service.domain import chats
 from service.domain.commands import TableCommand
-from service.domain.events import (
-    MatchFinished,
-    MatchStarted,
-    MovePlayed,
-    PlayerKicked,
-    SeatTakenByBot,
-)
 from service.domain.identities import Player, Room
+from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
+from service.domain.tables.effects import effects
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
 from service.protocol import text
 
-__all__ = ["lobby_view", "messages_for", "names", "refusal_line", "refusal_messages", "replay_messages",
-           "reply_to", "seat_name", "seat_people", "turn_deadline", "wire_json"]
+__all__ = ["Wire", "lobby_view", "messages_for", "names", "refusal_line", "refusal_messages",
+           "replay_messages", "reply_to", "seat_name", "seat_people", "turn_deadline",
+           "wire_json"]
 
 
 def lobby_view(t: Table) -> dict[str, Any]:
@@ -56,32 +50,8 @@ def _deadline(t: Table, mover: int | None) -> float | None:
     return t.turn_since + t.turn_seconds
 
 
-Wire = dict[str, Any]
-"""A message as the plain dict written to the outbox: the JSON form of :class:`Message`.
-
-Built as a dict, not as a model, because this runs for every message of every command; readers
-validate it as a :class:`Message`."""
-
-
-def wire_json(message: Wire) -> bytes:
-    """The JSON of a message for the outbox.  orjson refuses a dict key that is not a string unless
-    told to accept them, an option that makes every dump ~40% slower: it is used only when needed
-    (the text is the same either way)."""
-    try:
-        return orjson.dumps(message)
-    except TypeError:
-        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
-
-
-def _plain(m: Room | Player) -> Wire:
-    # ``model_dump()`` of these flat models (str fields only), without pydantic's serializer: a
-    # pydantic v2 model keeps its field values in ``__dict__`` (tests/service/test_events.py checks
-    # that both agree).
-    return m.__dict__.copy()
-
-
 def _to(room: Room | None = None, player: Player | None = None) -> Wire:
-    return {"room": _plain(room) if room else None, "player": _plain(player) if player else None}
+    return recipient_wire(room=wire_of(room) if room else None, player=wire_of(player) if player else None)
 
 
 class _Out:
@@ -96,10 +66,9 @@ class _Out:
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
             view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
             seats: list[Wire | None] | None = None) -> None:
-        message: Wire = {
-            "id": f"{self.cmd.id}:{len(self.messages)}", "table": self.table, "version": self.version,
-            "to": to, "locale": locale, "kind": kind, "text": "", "lines": lines, "game": self.game,
-            "view": view, "actions": actions or [], "deadline": self.deadline, "code": self.code}
+        message = wire(id=f"{self.cmd.id}:{len(self.messages)}", table=self.table, version=self.version,
+                       to=to, locale=locale, kind=kind, lines=lines, game=self.game, view=view,
+                       actions=actions or (), deadline=self.deadline, code=self.code)
         if seats is not None:  # only the end of a match carries them (Message.seats)
             message["seats"] = seats
         self.messages.append(message)
@@ -109,7 +78,7 @@ def seat_people(t: Table) -> list[Wire | None]:
     """Who sits in each seat, for the end of a match: the person (platform, user id, name), or None
     for a seat an AI player plays (one that took a person's seat over too, as the winners' names
     say "AI n" for it).  Identities and names are public, unlike cards (G-1)."""
-    return [_plain(s.player) if s.human and s.player is not None else None for s in t.seats]
+    return [wire_of(s.player) if s.human and s.player is not None else None for s in t.seats]
 
 
 def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
@@ -129,7 +98,7 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
     if t.status == RUNNING and mover == seat and t.seats[seat].human:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
-        actions = [{"move": m, "token": tok, "label": ""} for m, tok in zip(moves, tokens, strict=True)]
+        actions = [action_wire(move=m, token=tok) for m, tok in zip(moves, tokens, strict=True)]
         lines.append(text.t("table.your_turn"))
     out.add(_to(player=player), locale, "hand", lines, view, actions)
 
@@ -151,34 +120,29 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
     # deep link (/start <table>: a join) of a seated player), the person to move after a change, and
     # a person who just moved (their hand without the card played, and no actions left to press).
-    kinds = {type(e) for e in d.events}
+    fx = effects(t, d.events, lambda seat: _locale_of(t, seat, cmd))
     hands: list[int] = []
     if running:
-        started = MatchStarted in kinds
         asking = cmd.actor if cmd.name in ("hand", "join") else None
-        moved = {e.seat for e in d.events if type(e) is MovePlayed}
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
             # A tournament's table posts in no room: each person sees every change in their hand.
-            changed = seat_no == mover or seat_no in moved or t.tournament is not None
-            if started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
+            changed = seat_no == mover or seat_no in fx.moved or t.tournament is not None
+            if fx.started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
                 hands.append(seat_no)
     # Every person's private message tells the truth to the end: the final result when the match
     # ends, and no moves any more for a person whose seat an AI player took (its view, no actions).
-    replaced = {e.seat for e in d.events if (isinstance(e, SeatTakenByBot) or (
-        isinstance(e, PlayerKicked) and e.level is not None)) and e.player is not None}
-    if MatchFinished in kinds or replaced:
+    if fx.finished or fx.replaced:
         for seat_no, seat in enumerate(t.seats):
-            if seat.player is not None and seat_no not in hands and (
-                    MatchFinished in kinds or seat_no in replaced):
+            if seat.player is not None and seat_no not in hands and (fx.finished or seat_no in fx.replaced):
                 hands.append(seat_no)
     # The room's view and the hands' views in one go: what they share is computed once.
     public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
     views = engine.views(t.engine, [None, *hands] if public else hands) if public or hands else []
     seat_names = names(t) if running else None
     if d.events:
-        over = MatchFinished in kinds
+        over = fx.finished
         lines = [line for e in d.events if (line := event_line(t, e)) is not None]
         if public:
             view = views[0]
@@ -194,23 +158,15 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])
-    if t.tournament is not None and MatchFinished in kinds:
+    if t.tournament is not None and fx.finished:
         # No seed here: other tables of the round may still play this deal; the round's end shows it.
         winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
         for seat in t.seats:
             if seat.human and seat.player is not None:
                 out.add(_to(player=seat.player), seat.locale, "reply",
                         [text.t("tournament.table_over", winners=winners)])
-    for e in d.events:
-        # The person whose turn the timer played is told so in private, and when they lose the seat.
-        if isinstance(e, MovePlayed) and e.cause == "timeout":
-            player = t.seats[e.seat].player
-            if player is not None:
-                out.add(_to(player=player), _locale_of(t, e.seat, cmd), "reply",
-                        [text.t("table.you_timed_out", move=text.move(t.game, e.move))])
-        if isinstance(e, SeatTakenByBot) and e.reason == "timeouts" and e.player is not None:
-            out.add(_to(player=e.player), t.seats[e.seat].locale, "reply",
-                    [text.t("table.you_were_replaced")])
+    for player, locale, line in fx.notices:  # a timed-out turn, a seat lost for it
+        out.add(_to(player=player), locale, "reply", [line])
     return out.messages
 
 
@@ -220,7 +176,7 @@ def reply_to(cmd: TableCommand) -> Wire:
         to = _to(room=cmd.room)
         if cmd.room.kind == "private" and cmd.actor is not None:
             # The person in that chat: their replies keep their order with their hand (Recipient).
-            to["person"] = _plain(cmd.actor)
+            to["person"] = wire_of(cmd.actor)
         return to
     return _to(player=cmd.actor)
 

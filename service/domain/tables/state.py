@@ -1,4 +1,6 @@
-"""A table's state, rebuilt by folding its events with :func:`evolve` (no IO, no clock)."""
+"""A table's state, rebuilt by folding its events with :func:`evolve` (no IO, no clock).
+
+The fold is an :class:`~service.domain.visitor.EventVisitor`, as every projection of the events is."""
 
 from __future__ import annotations
 
@@ -8,22 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import engine
-from service.domain.events import (
-    BotsAdded,
-    Event,
-    MatchFinished,
-    MatchStarted,
-    MovePlayed,
-    OptionsChanged,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
-    SeatTakenByBot,
-    TableCancelled,
-    TableCreated,
-)
+from service.domain import events as ev
+from service.domain.events import Event
 from service.domain.identities import Player, Room
+from service.domain.visitor import EventVisitor
 
 LOBBY, RUNNING, FINISHED, CANCELLED = "lobby", "running", "finished", "cancelled"
 
@@ -88,57 +78,96 @@ def evolve(table: Table | None, event: Event, *, table_id: str = "", at: float =
     ``play`` applies a move to the engine state (default ``engine.play``, which checks it and copies
     the state); a replay of stored events may pass a faster one (see ``repository.fold``).
     """
-    if isinstance(event, TableCreated):
-        if event.tournament is not None:
-            return Table(id=table_id, version=1, game=event.game, options=dict(event.options),
-                         max_seats=event.max_seats, creator=event.creator, rooms=(), locale=event.locale,
-                         turn_seconds=event.turn_seconds, tournament=event.tournament, home=event.room)
-        return Table(id=table_id, version=1, game=event.game, options=dict(event.options),
-                     max_seats=event.max_seats, creator=event.creator, rooms=(event.room,),
-                     locale=event.locale, turn_seconds=event.turn_seconds, turn_since=at)
+    fold = _Evolve(table_id, at, play or engine.play)
     if table is None:
-        raise ValueError(f"{type(event).__name__} before TableCreated")
-    if isinstance(event, MovePlayed):
+        if not isinstance(event, ev.TableCreated):
+            raise ValueError(f"{type(event).__name__} before TableCreated")
+        return fold.table_created(event, None)
+    return fold.visit(event, table)
+
+
+class _Evolve(EventVisitor[Table | None, Table]):
+    """The fold, one event at a time: ``visit(event, table before)`` is the table after it."""
+
+    __slots__ = ("at", "play", "table_id")
+
+    def __init__(self, table_id: str, at: float, play: Callable[[Any, str], Any]) -> None:
+        self.table_id, self.at, self.play = table_id, at, play
+
+    def table_created(self, e: ev.TableCreated, t: Table | None) -> Table:
+        if e.tournament is not None:
+            return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
+                         max_seats=e.max_seats, creator=e.creator, rooms=(), locale=e.locale,
+                         turn_seconds=e.turn_seconds, tournament=e.tournament, home=e.room)
+        return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
+                     max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
+                     locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at)
+
+    def _next(self, t: Table | None) -> Table:
+        """The table one version on, for the events that change more than the engine.  In a lobby,
+        ``turn_since`` is the time of its last change (an idle lobby closes: decide's tick)."""
+        t = _known(t)
+        return replace(t, version=t.version + 1, turn_since=self.at if t.status == LOBBY else t.turn_since)
+
+    def move_played(self, e: ev.MovePlayed, t: Table | None) -> Table:
         # The hot path (one per move): one copy of the table, not two.
-        seat = table.seats[event.seat]
+        t = _known(t)
+        seat = t.seats[e.seat]
         # "in a row": a move the player made resets the count; an AI seat's move leaves it.
-        timeouts = {"timeout": seat.timeouts + 1, "player": 0}.get(event.cause, seat.timeouts)
-        seats = table.seats if timeouts == seat.timeouts else _with_seat(
-            table.seats, event.seat, replace(seat, timeouts=timeouts))
-        state = (play or engine.play)(table.engine, event.move)
-        return _replace(table, version=table.version + 1, engine=state, seats=seats, turn_since=at)
-    # In a lobby, turn_since is the time of its last change (an idle lobby closes: decide's tick).
-    t = replace(table, version=table.version + 1,
-                turn_since=at if table.status == LOBBY else table.turn_since)
-    if isinstance(event, RoomAttached):
-        return replace(t, rooms=(*t.rooms, event.room))
-    if isinstance(event, PlayerJoined):
-        return replace(t, seats=(*t.seats, Seat(player=event.player, locale=event.locale)))
-    if isinstance(event, PlayerLeft):
-        return replace(t, seats=t.seats[:event.seat] + t.seats[event.seat + 1:])
-    if isinstance(event, BotsAdded):
-        return replace(t, seats=t.seats + tuple(Seat(bot=event.level, locale=t.locale) for _ in event.seats))
-    if isinstance(event, MatchStarted):
-        state = engine.new_game(t.game, players=event.players, seed=event.seed, **t.options)
-        return replace(t, status=RUNNING, seed=event.seed, commitment=event.commitment, engine=state,
-                       turn_since=at)
-    if isinstance(event, SeatTakenByBot):
-        seat = t.seats[event.seat]
-        seats = _with_seat(t.seats, event.seat, replace(seat, bot=event.level))
-        return replace(t, seats=seats, turn_since=at)
-    if isinstance(event, MatchFinished):
-        return replace(t, status=FINISHED, result=event.result)
-    if isinstance(event, TableCancelled):
-        return replace(t, status=CANCELLED)
-    if isinstance(event, PlayerKicked):
-        if event.level is None:
-            return replace(t, seats=t.seats[:event.seat] + t.seats[event.seat + 1:])
-        seats = _with_seat(t.seats, event.seat, replace(t.seats[event.seat], bot=event.level))
-        return replace(t, seats=seats)
-    if isinstance(event, OptionsChanged):
-        return replace(t, options=dict(event.options), max_seats=event.max_seats,
-                       turn_seconds=event.turn_seconds)
-    raise ValueError(f"unknown event {type(event).__name__}")
+        timeouts = {"timeout": seat.timeouts + 1, "player": 0}.get(e.cause, seat.timeouts)
+        seats = t.seats if timeouts == seat.timeouts else _with_seat(
+            t.seats, e.seat, replace(seat, timeouts=timeouts))
+        state = self.play(t.engine, e.move)
+        return _replace(t, version=t.version + 1, engine=state, seats=seats, turn_since=self.at)
+
+    def room_attached(self, e: ev.RoomAttached, t: Table | None) -> Table:
+        t = self._next(t)
+        return replace(t, rooms=(*t.rooms, e.room))
+
+    def player_joined(self, e: ev.PlayerJoined, t: Table | None) -> Table:
+        t = self._next(t)
+        return replace(t, seats=(*t.seats, Seat(player=e.player, locale=e.locale)))
+
+    def player_left(self, e: ev.PlayerLeft, t: Table | None) -> Table:
+        t = self._next(t)
+        return replace(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
+
+    def bots_added(self, e: ev.BotsAdded, t: Table | None) -> Table:
+        t = self._next(t)
+        return replace(t, seats=t.seats + tuple(Seat(bot=e.level, locale=t.locale) for _ in e.seats))
+
+    def match_started(self, e: ev.MatchStarted, t: Table | None) -> Table:
+        t = self._next(t)
+        state = engine.new_game(t.game, players=e.players, seed=e.seed, **t.options)
+        return replace(t, status=RUNNING, seed=e.seed, commitment=e.commitment, engine=state,
+                       turn_since=self.at)
+
+    def seat_taken_by_bot(self, e: ev.SeatTakenByBot, t: Table | None) -> Table:
+        t = self._next(t)
+        seats = _with_seat(t.seats, e.seat, replace(t.seats[e.seat], bot=e.level))
+        return replace(t, seats=seats, turn_since=self.at)
+
+    def match_finished(self, e: ev.MatchFinished, t: Table | None) -> Table:
+        return replace(self._next(t), status=FINISHED, result=e.result)
+
+    def table_cancelled(self, e: ev.TableCancelled, t: Table | None) -> Table:
+        return replace(self._next(t), status=CANCELLED)
+
+    def player_kicked(self, e: ev.PlayerKicked, t: Table | None) -> Table:
+        t = self._next(t)
+        if e.level is None:
+            return replace(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
+        return replace(t, seats=_with_seat(t.seats, e.seat, replace(t.seats[e.seat], bot=e.level)))
+
+    def options_changed(self, e: ev.OptionsChanged, t: Table | None) -> Table:
+        return replace(self._next(t), options=dict(e.options), max_seats=e.max_seats,
+                       turn_seconds=e.turn_seconds)
+
+
+def _known(t: Table | None) -> Table:
+    # evolve() lets only TableCreated start from None: every other event has a table before it.
+    assert t is not None
+    return t
 
 
 def _replace(t: Table, **changes: Any) -> Table:
