@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from engine.five35 import State
-from engine.five35.deck import EIGHT, FIELD_BITS, FIELD_MASK
+from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS
 
 #: weights of the score (tuned by hand against the easy player; see bench/tournament.py)
