@@ -4,11 +4,12 @@ A search's strength at a fixed CPU budget is the number of rounds it can play ou
 spent most of its time in :func:`engine.ai.medium_five35.choose` (a score built from the move's ranks
 on every call) and in building the legal-move list.  Here both are folded into one pass over a
 per-pile row of ``(move, cards, static score, used-rank mask, has an 8, size)``: legality is the
-engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *does the
-move break a group* (:data:`engine.ai.medium_five35.BREAK`), falls out of the same subtraction (a
-used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
-medium player's score (ties broken uniformly at random, as the medium player's jitter does), which
-``tests/engine/test_ai_five35_playout.py`` checks against :func:`engine.ai.medium_five35.choose`.
+engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *how many
+groups the move breaks* (:data:`engine.ai.medium_five35.BREAK` each), falls out of the same
+subtraction (a used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
+medium player's score (ties broken uniformly at random, as the medium player's jitter does) and
+passes exactly when the medium player does, which ``tests/engine/test_ai_five35_playout.py`` checks
+against :func:`engine.ai.medium_five35.choose`.
 """
 
 from __future__ import annotations
@@ -80,7 +81,13 @@ def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
             continue  # the hand does not hold these cards
         if n == size:
             return m  # going out wins the round (F-12)
-        score = base - brk if d & used else base
+        broken = d & used
+        if broken:
+            # one break per rank with copies left: adding ``used`` carries every such field's
+            # non-zero count into its guard bit, so the guard bits set count the broken ranks
+            score = base - brk * ((broken + used) & GUARD).bit_count()
+        else:
+            score = base
         if eight:
             score += eight_bonus if danger or size - n <= 3 else keep_eight
         if score > best_score:
