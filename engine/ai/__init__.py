@@ -5,7 +5,7 @@ One entry point, :func:`choose_move`::
     move = engine.ai.choose_move(engine.view(state, seat), level="hard", seed=7)
 
 Levels: ``easy`` (a random legal move, :mod:`.easy`), ``medium`` (a per-game heuristic,
-:mod:`.medium_cinquillo`, :mod:`.medium_535`), ``hard`` (a search over determinizations that
+:mod:`.medium_cinquillo`, :mod:`.medium_five35`), ``hard`` (a search over determinizations that
 respect everything the seat saw, :mod:`.infoset`, :mod:`.cinquillo_sample`, :mod:`.five35_sample`).
 The view never holds the seed, the deck or another hand, so an AI cannot cheat; every random
 choice comes from ``random.Random(seed)``, so a decision is reproducible.

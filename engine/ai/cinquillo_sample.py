@@ -214,7 +214,7 @@ class CinquilloDeterminizer:
 
     def sample(self, rng: random.Random) -> CinquilloState:
         """A fresh determinized copy of the base state."""
-        st = self.base.copy()
+        st = self.base.clone()
         if self.deals:
             st.hands = rng.choices(self.deals, cum_weights=self.cum)[0][:]
         else:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 
-from engine.ai import medium_535
+from engine.ai import medium_five35
 from engine.ai.five35_playout import Row
 from engine.five35 import State
-from engine.five35.deck import GUARD, size
+from engine.five35.cards import GUARD, size
 from engine.five35.piles import REQ
 from engine.rules import rules_for
 
@@ -44,7 +44,7 @@ def _log_prob(st: State, rows: list[list[Row]], move: int, beta: float) -> float
     n_hand = st.counts[seat]
     danger = False
     for i, c in enumerate(st.counts):
-        if c <= medium_535.DANGER and i != seat:
+        if c <= medium_five35.DANGER and i != seat:
             danger = True
     scores: list[float] = []
     chosen = -1e9
@@ -58,9 +58,9 @@ def _log_prob(st: State, rows: list[list[Row]], move: int, beta: float) -> float
         if n == n_hand:
             score = CAP
         else:
-            score = base - medium_535.BREAK if d & used else base
+            score = base - medium_five35.BREAK if d & used else base
             if eight:
-                score += medium_535.KEEP_EIGHT if danger or n_hand - n <= 3 else -medium_535.KEEP_EIGHT
+                score += medium_five35.KEEP_EIGHT if danger or n_hand - n <= 3 else -medium_five35.KEEP_EIGHT
         sc = beta * score
         scores.append(sc)
         if m == move:

@@ -37,7 +37,7 @@ import math
 import random
 from collections.abc import Callable
 
-from engine.ai import medium_535
+from engine.ai import medium_five35
 from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
@@ -57,9 +57,9 @@ def candidates(game: Five35Game, legal: list[int], top_k: int) -> list[int]:
     st = game.base
     seat = st.to_move
     hand, size = st.hands[seat], st.counts[seat]
-    danger = any(c <= medium_535.DANGER for i, c in enumerate(st.counts) if i != seat)
+    danger = any(c <= medium_five35.DANGER for i, c in enumerate(st.counts) if i != seat)
     plays = [m for m in legal if m != PASS]
-    plays.sort(key=lambda m: -medium_535.score_move(hand, size, m, danger))
+    plays.sort(key=lambda m: -medium_five35.score_move(hand, size, m, danger))
     chosen = plays if top_k <= 0 else plays[:top_k]
     if PASS in legal:
         chosen.append(PASS)

@@ -1,23 +1,24 @@
 """The 535 playout policy: the medium player's choice, computed from precomputed move rows.
 
 A search's strength at a fixed CPU budget is the number of rounds it can play out, and a playout
-spent most of its time in :func:`engine.ai.medium_535.choose` (a score built from the move's ranks
+spent most of its time in :func:`engine.ai.medium_five35.choose` (a score built from the move's ranks
 on every call) and in building the legal-move list.  Here both are folded into one pass over a
 per-pile row of ``(move, cards, static score, used-rank mask, has an 8, size)``: legality is the
-engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *does the
-move break a group* (:data:`engine.ai.medium_535.BREAK`), falls out of the same subtraction (a
-used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
-medium player's score (ties broken uniformly at random, as the medium player's jitter does), which
-``tests/engine/test_ai_535_playout.py`` checks against :func:`engine.ai.medium_535.choose`.
+engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *how many
+groups the move breaks* (:data:`engine.ai.medium_five35.BREAK` each), falls out of the same
+subtraction (a used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
+medium player's score (ties broken uniformly at random, as the medium player's jitter does) and
+passes exactly when the medium player does, which ``tests/engine/test_ai_five35_playout.py`` checks
+against :func:`engine.ai.medium_five35.choose`.
 """
 
 from __future__ import annotations
 
 import random
 
-from engine.ai import medium_535
+from engine.ai import medium_five35
 from engine.five35 import State
-from engine.five35.deck import EIGHT, FIELD_BITS, GUARD
+from engine.five35.cards import EIGHT, FIELD_BITS, GUARD
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS, Tables
 from engine.rules import rules_for
 
@@ -31,9 +32,9 @@ def _static_score(move: int) -> float:
     """The part of the medium score that depends on the move alone (cards shed, low ranks, add)."""
     kind, ranks = MOVES[move]
     n = NCARDS[move]
-    score = medium_535.PER_CARD * n - medium_535.LOW_RANK * sum(ranks) / n
+    score = medium_five35.PER_CARD * n - medium_five35.LOW_RANK * sum(ranks) / n
     if kind == ADD:
-        score += medium_535.ADD_BONUS
+        score += medium_five35.ADD_BONUS
     return score
 
 
@@ -68,11 +69,11 @@ def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
     size = st.counts[seat]
     danger = False
     for i, c in enumerate(st.counts):
-        if c <= medium_535.DANGER and i != seat:
+        if c <= medium_five35.DANGER and i != seat:
             danger = True
-    eight_bonus = medium_535.KEEP_EIGHT
+    eight_bonus = medium_five35.KEEP_EIGHT
     keep_eight = -eight_bonus
-    brk = medium_535.BREAK
+    brk = medium_five35.BREAK
     best, best_score, ties = PASS, float("-inf"), 0
     for m, req, base, used, eight, n in rows[st.pile]:
         d = hand - req
@@ -80,7 +81,13 @@ def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
             continue  # the hand does not hold these cards
         if n == size:
             return m  # going out wins the round (F-12)
-        score = base - brk if d & used else base
+        broken = d & used
+        if broken:
+            # one break per rank with copies left: adding ``used`` carries every such field's
+            # non-zero count into its guard bit, so the guard bits set count the broken ranks
+            score = base - brk * ((broken + used) & GUARD).bit_count()
+        else:
+            score = base
         if eight:
             score += eight_bonus if danger or size - n <= 3 else keep_eight
         if score > best_score:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.ai import five35_belief, five35_playout, medium_535, medium_cinquillo
+from engine.ai import five35_belief, five35_playout, medium_cinquillo, medium_five35
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
 from engine.ai.outcome import CinquilloOutcome, Five35Outcome
 from engine.cinquillo import PASS, CinquilloState, cards_of
 from engine.five35 import State as Five35State
-from engine.five35.deck import GUARD
+from engine.five35.cards import GUARD
 from engine.five35.piles import PASS as PASS_535
 from engine.rules import rules_for
 
@@ -121,7 +121,7 @@ class Five35Game:
 
     def medium(self, rng: random.Random) -> int:
         """The medium player's move in the base state (it reads only the own hand and the table)."""
-        return medium_535.choose(self.base, self.rules.legal(self.base), rng)
+        return medium_five35.choose(self.base, self.rules.legal(self.base), rng)
 
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,

@@ -25,7 +25,7 @@ from typing import Any
 from engine.cinquillo import PASS as CINQ_PASS
 from engine.cinquillo import CinquilloState, card, mask_of, playable_mask
 from engine.cinquillo.cards import FIVE_OROS, FULL, RANGE, SUITS
-from engine.five35 import deck as D
+from engine.five35 import cards as D
 from engine.five35.piles import ADD, PASS, PLAY
 
 #: rank indexes of the Cinquillo cards that give an extra turn under doble turno (1 and Rey, C-11)

@@ -138,7 +138,7 @@ class CinquilloRules:
 
     def clone(self, state: CinquilloState) -> CinquilloState:
         """An independent copy of ``state``."""
-        return state.copy()
+        return state.clone()
 
     def to_move(self, state: CinquilloState) -> int | None:
         """The seat to move, or None once the match is over."""

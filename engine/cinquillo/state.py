@@ -77,7 +77,7 @@ class CinquilloState:
     rounds: list[dict[str, Any]]
     winners: list[int] | None
 
-    def copy(self) -> CinquilloState:
+    def clone(self) -> CinquilloState:
         """An independent copy (only the lists mutated in place are copied)."""
         new = CinquilloState.__new__(CinquilloState)
         new.game = self.game

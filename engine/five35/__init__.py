@@ -3,10 +3,10 @@
 Public use goes through :mod:`engine.api` (``engine.new_game("535", players=4, seed=7)``); the
 fast path for playouts is :data:`RULES` (integer moves, in place, see :mod:`engine.rules`).
 
-Modules: :mod:`~engine.five35.deck` (ranks, points, packed card multisets), :mod:`~.options`,
+Modules: :mod:`~engine.five35.cards` (ranks, points, packed card multisets), :mod:`~.options`,
 :mod:`~.piles` (pile kinds, beating, adding, the move table and lookup tables), :mod:`~.state`
 (the state class and determinization helpers for AI players), :mod:`~.game` (the rules object),
-:mod:`~.view` (what a seat sees).
+:mod:`~.view` (what a seat sees), :mod:`~.snapshot` (saving and loading a whole state).
 
 Notation: ``pass``, ``play <ranks>`` (lead or overwrite), ``add <ranks>``; ranks ascending,
 separated by single spaces (``play 7 7``, ``add 2 7``).  Decoding also accepts any whitespace,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import IllegalMove
-from engine.five35 import deck as D
+from engine.five35 import cards as D
 from engine.five35.options import Options, parse_options
 from engine.five35.piles import (
     ADD,
@@ -31,7 +31,6 @@ from engine.five35.piles import (
     NCARDS,
     NMOVES,
     PASS,
-    PILE_ID,
     PILES,
     PLAY,
     REQ,
@@ -44,9 +43,11 @@ from engine.five35.piles import (
     move_parts,
     move_text,
     pile_cards,
+    pile_cards_ranks,
     shape,
     tables_for,
 )
+from engine.five35.snapshot import restore, snapshot
 from engine.five35.state import State
 from engine.five35.view import copy_round, view, views
 from engine.rng import SplitMix64, seed_text
@@ -365,67 +366,12 @@ class Five35Rules:
         }
 
     def snapshot(self, state: State) -> dict[str, Any]:
-        """The whole state as JSON-serialisable data (hidden cards included: never show it)."""
-        s = state
-        opts = s.options.public()
-        return {
-            "version": 1,
-            "players": s.players,
-            "seed": s.seed,
-            "options": opts,
-            "hands": [D.unpack(h) for h in s.hands],
-            "played": D.unpack(s.played),
-            "out": D.unpack(s.out),
-            "pile": pile_cards_ranks(PILES[s.pile]),
-            "leader": s.leader,
-            "last": s.last,
-            "passed": [i for i in range(s.players) if s.passed >> i & 1],
-            "to_move": s.to_move,
-            "dealer": s.dealer,
-            "round_no": s.round_no,
-            "scores": s.scores[:],
-            "history": [[h & 7, move_text(h >> 3)] for h in s.history],
-            "trick_start": s.trick_start,
-            "rounds": [copy_round(r) for r in s.rounds],
-            "over": s.over,
-        }
+        """The whole state as JSON data; see :func:`engine.five35.snapshot.snapshot`."""
+        return snapshot(state)
 
     def restore(self, data: dict[str, Any]) -> State:
-        """The state that :meth:`snapshot` saved."""
-        players = data["players"]
-        raw = dict(data["options"])
-        raw["points"] = {int(k): v for k, v in raw["points"].items()}
-        opts = parse_options(players, raw)
-        s = State.__new__(State)
-        s.game = NAME
-        s.players = players
-        s.seed = data["seed"]
-        s.options = opts
-        s.tables = tables_for(players, opts.runs_low_beats_high)
-        s.hands = [D.pack(h) for h in data["hands"]]
-        s.counts = [len(h) for h in data["hands"]]
-        s.played = D.pack(data["played"])
-        s.out = D.pack(data["out"])
-        pile = shape(tuple(D.RANK_INDEX[r] for r in data["pile"]))
-        s.pile = 0 if pile is None else PILE_ID[pile]
-        s.leader = data["leader"]
-        s.last = data["last"]
-        s.passed = sum(1 << i for i in data["passed"])
-        s.in_trick = players - len(data["passed"])
-        s.to_move = data["to_move"]
-        s.dealer = data["dealer"]
-        s.round_no = data["round_no"]
-        s.scores = list(data["scores"])
-        s.history = [self.decode(s, text) * 8 + seat for seat, text in data["history"]]
-        s.trick_start = data["trick_start"]
-        s.rounds = list(data["rounds"])  # the caller's own data (fresh from JSON); records never mutated
-        s.over = data["over"]
-        return s
-
-
-def pile_cards_ranks(pile: Pile) -> list[int]:
-    """A pile's cards as ranks, ascending (empty for no pile)."""
-    return [D.RANKS[i] for i in pile_cards(pile)]
+        """The state saved by ``snapshot``; see :func:`engine.five35.snapshot.restore`."""
+        return restore(self, data)
 
 
 def _check_hands(players: int, hands: list[list[Any]]) -> list[int]:

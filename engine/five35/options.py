@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.five35.deck import DEFAULT_POINTS, RANKS, copies, default_hand_size
+from engine.five35.cards import DEFAULT_POINTS, RANKS, copies, default_hand_size
 
 KNOWN = ("points", "runs_low_beats_high", "hand_size", "target")
 

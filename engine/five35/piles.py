@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from engine.five35.deck import EIGHT, FIELD_BITS, FIELD_MASK, NRANKS, RANKS, pack_indices
+from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK, NRANKS, RANKS, pack_indices
 
 NONE, SINGLE, GROUP, RUN = 0, 1, 2, 3
 KIND_NAMES = {NONE: None, SINGLE: "single", GROUP: "group", RUN: "run"}
@@ -46,6 +46,11 @@ def pile_cards(pile: Pile) -> list[int]:
     if kind == RUN:
         return list(range(lo, lo + size))
     return [lo] * size
+
+
+def pile_cards_ranks(pile: Pile) -> list[int]:
+    """A pile's cards as ranks, ascending (empty for no pile)."""
+    return [RANKS[i] for i in pile_cards(pile)]
 
 
 def shape(ranks: tuple[int, ...]) -> Pile | None:

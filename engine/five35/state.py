@@ -1,8 +1,8 @@
 """The mutable state of a 535 match, and helpers to build determinized copies for AI players.
 
-Cards are packed multisets of ranks (see :mod:`engine.five35.deck`); moves are ints (see
+Cards are packed multisets of ranks (see :mod:`engine.five35.cards`); moves are ints (see
 :mod:`engine.five35.piles`).  Turn the packed ints into rank lists with
-:func:`engine.five35.deck.unpack`.
+:func:`engine.five35.cards.unpack`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.five35.deck import RANK_INDEX, counts, deck_packed, holds, pack, unpack
+from engine.five35.cards import RANK_INDEX, counts, deck_packed, holds, pack, unpack
 from engine.five35.options import Options
 from engine.five35.piles import Tables
 

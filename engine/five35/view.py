@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.five35 import deck as D
+from engine.five35 import cards as D
 from engine.five35.piles import KIND_NAMES, PILES, move_text, pile_cards
 from engine.five35.state import State
 

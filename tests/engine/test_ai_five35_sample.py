@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import engine
 from engine.ai.five35_sample import Five35Determinizer, Five35Sampler
 from engine.ai.infoset import Five35Info, info_from_view
-from engine.five35 import deck as D
+from engine.five35 import cards as D
 from engine.five35.state import check_conservation
 
 F535 = [c for c in CONFIGS if c[0] == "535"]

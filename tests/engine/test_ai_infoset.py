@@ -14,7 +14,7 @@ import engine
 from engine.ai.games import game_for
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
 from engine.cinquillo import PASS, card, replace_hands
-from engine.five35 import deck as D
+from engine.five35 import cards as D
 from engine.five35 import with_hands
 
 CINQ = [c for c in CONFIGS if c[0] == "cinquillo"]

@@ -1,4 +1,4 @@
-"""engine.ai.medium_cinquillo and medium_535: the heuristics do what good players do."""
+"""engine.ai.medium_cinquillo and medium_five35: the heuristics do what good players do."""
 
 from __future__ import annotations
 

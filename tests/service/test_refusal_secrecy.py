@@ -18,7 +18,7 @@ import pytest
 import engine
 from engine.cinquillo.state import FIVE_OROS, replace_hands
 from engine.five35 import determinize
-from engine.five35.deck import RANKS
+from engine.five35.cards import RANKS
 from service.domain.identities import Room
 from service.domain.tables.decide import Refused, decide
 from service.domain.tables.notify import messages_for, refusal_messages

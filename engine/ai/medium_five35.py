@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from engine.five35 import State
-from engine.five35.deck import EIGHT, FIELD_BITS, FIELD_MASK
+from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS
 
 #: weights of the score (tuned by hand against the easy player; see bench/tournament.py)
@@ -38,6 +38,7 @@ def score_move(hand: int, hand_size: int, move: int, danger: bool) -> float:
     score = PER_CARD * n - LOW_RANK * sum(ranks) / n
     if kind == ADD:
         score += ADD_BONUS
+    breaks = 0
     seen = -1
     for r in ranks:
         if r == seen:
@@ -45,7 +46,9 @@ def score_move(hand: int, hand_size: int, move: int, danger: bool) -> float:
         seen = r
         held = (hand >> (FIELD_BITS * r)) & FIELD_MASK
         if held > ranks.count(r):
-            score -= BREAK
+            breaks += 1
+    if breaks:
+        score -= BREAK * breaks  # one subtraction: the fast playout policy computes it the same way
     if EIGHT in ranks:
         if danger or hand_size - n <= 3:
             score += KEEP_EIGHT  # now is the time to take the lead back
@@ -62,13 +65,14 @@ def choose(st: State, legal: list[int], rng: random.Random) -> int:
     hand = st.hands[seat]
     size = st.counts[seat]
     danger = any(c <= DANGER for i, c in enumerate(st.counts) if i != seat)
-    best, best_score = PASS, float("-inf")
+    best, best_key, best_score = PASS, float("-inf"), float("-inf")
     for m in legal:
         if m == PASS:
             continue
-        sc = score_move(hand, size, m, danger) + rng.random() * 1e-3
-        if sc > best_score:
-            best, best_score = m, sc
+        sc = score_move(hand, size, m, danger)
+        key = sc + rng.random() * 1e-3  # the jitter only breaks ties; the pass rule reads the score
+        if key > best_key:
+            best, best_key, best_score = m, key, sc
     if st.pile and best_score < 0 and not danger:
         return PASS
     return best

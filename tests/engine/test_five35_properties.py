@@ -17,7 +17,7 @@ import engine.five35  # noqa: F401  (registers the game even if engine/__init__ 
 from engine import api
 from engine.errors import IllegalMove
 from engine.five35 import RULES, State
-from engine.five35.deck import EIGHT, RANKS, holds, pack_indices, points_of
+from engine.five35.cards import EIGHT, RANKS, holds, pack_indices, points_of
 from engine.five35.piles import MOVES, NMOVES, PASS, PILES, judge
 from engine.five35.state import check_conservation
 

@@ -17,7 +17,7 @@ import engine.five35
 from engine import api
 from engine.errors import IllegalMove
 from engine.five35 import RULES, determinize, unseen_cards, with_hands
-from engine.five35.deck import RANKS, deck_ranks
+from engine.five35.cards import RANKS, deck_ranks
 from engine.rng import SplitMix64
 from engine.rules import games
 
