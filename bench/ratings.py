@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import socket
@@ -97,6 +98,12 @@ def _match(i: int, people: int, moves: int, rng: random.Random, at: float) -> tu
     return table, raws, t
 
 
+async def _server_cpu(redis: Any) -> float:
+    """The CPU seconds the redis-server has used (user and system, all threads)."""
+    info = await redis.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -121,14 +128,17 @@ async def run(url: str, matches: int, people: int, moves: int) -> None:
     await pipe.execute()
     print(f"wrote {matches} finished tables ({moves} moves each) in {time.perf_counter() - start:.1f} s")
 
+    server_cpu = await _server_cpu(redis)
     started, cpu = time.perf_counter(), time.process_time()
     fold = await rebuild(redis, keys)
     took, cpu = time.perf_counter() - started, time.process_time() - cpu
+    server_cpu = await _server_cpu(redis) - server_cpu
     rated = sum(len(p) for p in fold.ratings.values())
     print(f"rebuild: {len(fold.done)} matches, {rated} ratings in {took:.2f} s "
           f"({len(fold.done) / took:,.0f} matches/s; goal 10,000 in < 10 s): "
           + ", ".join(f"{k} {v:.2f} s" for k, v in fold.seconds.items())
-          + f"; this process's CPU {cpu:.2f} s (the wall time on a loaded machine is more)")
+          + f"; CPU: this process {cpu:.2f} s, redis-server {server_cpu:.2f} s; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
     hot: list[float] = []
     pipe = redis.pipeline(transaction=False)

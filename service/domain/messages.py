@@ -81,6 +81,10 @@ class Message(BaseModel):
     # room's table, the replay page on a replay), set on delivery when the web table is configured
     # (:mod:`service.platform.links`); never written to the outbox.
     link: str | None = None
+    # The platform's own reference to an earlier message this one redraws (a /top button pressed on
+    # it: ``service.ratings.boards``), given by the adapter with the press: edit that message in place
+    # where the platform can, else post this one.  None: a message of its own.
+    replaces: str | None = None
 
     def dumps(self) -> str:
         """The JSON written to the outbox stream."""

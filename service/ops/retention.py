@@ -4,8 +4,9 @@ With ``CINQ_RETAIN_FINISHED_DAYS`` = N (default 30; 0 turns it off) the tables f
 more than N days ago are archived to ``CINQ_ARCHIVE_DIR`` (one file per UTC day,
 ``cinq-archive-YYYY-MM-DD.jsonl``, the format of :mod:`service.ops.archive`) and every key of theirs is
 removed.  :func:`retain_loop` runs :func:`retain_once` every ``CINQ_RETAIN_INTERVAL_S``; several
-workers share one run per interval through a lock key ``wrk:{workers}:retain`` (SET NX with a TTL),
-so a table is archived by one of them.  A run costs a SCAN of the tables, like ``cinq tables``.
+workers share one run per interval through a lock key ``wrk:{workers}:retain`` (a single-holder
+lease of one interval, :func:`service.store.leases.hold`), so a table is archived by one of them.
+A run costs a SCAN of the tables, like ``cinq tables``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +24,7 @@ from redis.exceptions import RedisError
 from service.ops import logs
 from service.ops.archive import trim
 from service.ops.settings import Settings
+from service.store import leases
 from service.store.keys import Keys
 
 
@@ -47,16 +50,18 @@ def lock_key(keys: Keys) -> str:
 
 
 async def retain_loop(redis: Any, keys: Keys, settings: Settings, stop: asyncio.Event,
-                      clock: Callable[[], float] = time.time) -> None:
+                      clock: Callable[[], float] = time.time, owner: str | None = None) -> None:
     """Run :func:`retain_once` every ``retain_interval_s`` until ``stop`` is set (one worker per
-    interval: the others find the lock taken).  A Redis or file error is logged and retried next time."""
+    interval: the others find the lease held; ``owner`` names this loop in it, random by default).
+    A Redis or file error is logged and retried next time."""
     log = logs.get("retention")
+    owner = owner or f"retain-{secrets.token_hex(4)}"
     if not settings.retain_finished_days:
         return
     while not stop.is_set():
         try:
             ttl_ms = int(settings.retain_interval_s * 1000)
-            if await redis.set(lock_key(keys), "1", nx=True, px=ttl_ms):
+            if await leases.hold(redis, lock_key(keys), owner, ttl_ms):
                 n = await retain_once(redis, keys, settings, clock())
                 if n:
                     log.info("retained", tables=n, archive=archive_path(settings, clock()))

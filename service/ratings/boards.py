@@ -1,8 +1,16 @@
-"""``/rating`` and ``/top`` in words: read from the ratings' keys, answered by the gateway.
+"""``/rating`` and ``/top`` in words and buttons: read from the ratings' keys, answered by the gateway.
 
 A group's board lists the people who played there (``rt:{ratings}:grp:…``) with their current
 ratings; a private chat's is the global board (``rt:{ratings}:top:…``).  ``week`` and ``month`` rank
 by the rating points won in the current ISO week or calendar month (UTC) instead.
+
+**One message.**  Each answer carries buttons: the game (Cinquillo, 535, both) and the window (all
+time, week, month) of the board, and "my rating" / "leaderboard" to switch between the two views.
+A button is an action token whose "table" is :data:`BOARD` and whose move names the view
+(:func:`view_move`); pressing it answers with that view, marked as *replacing* the message pressed
+(``Message.replaces``, the platform's own reference to it, passed by the adapter with the press), so
+a platform that can edit a message redraws that one in place instead of posting another.  The view
+is read for whoever presses (their rating, their group's board), never for the message's first reader.
 """
 
 from __future__ import annotations
@@ -10,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.identities import Player, Room
+from service.domain.tokens import issue
+from service.platform.outbox import Action
 from service.protocol.i18n import translate
 from service.ratings.model import Rating
 from service.ratings.store import RatingStore, month, week
@@ -18,6 +28,11 @@ from service.store.decoding import as_text
 GAMES = ("cinquillo", "535")
 BOARD_SIZE = 10
 GAME_NAMES = {"cinquillo": "Cinquillo", "535": "535"}
+# The "table" of a board button's token (tables are lowercase base32, tournaments start with "T").
+BOARD = "B"
+# A view's move: "rating", or "top <game> <window>" with these short words (a token holds 64 bytes).
+_GAME_CODE = {None: "a", "cinquillo": "c", "535": "5"}
+_WINDOW_CODE = {None: "a", "week": "w", "month": "m"}
 
 
 def _trend(trend: list[int]) -> str:
@@ -88,9 +103,45 @@ async def board_text(store: RatingStore, room: Room, locale: str, game: str | No
     return "\n\n".join(parts)
 
 
-async def answer(store: RatingStore, name: str, args: dict[str, Any], user: Player, room: Room,
-                 locale: str, now: float) -> str:
-    """The gateway's reply to ``/rating`` or ``/top``."""
+def view_move(name: str, game: str | None = None, window: str | None = None) -> str:
+    """The move of a board button: ``rating``, or ``top`` with a game and a window code."""
+    return "rating" if name == "rating" else f"top {_GAME_CODE[game]} {_WINDOW_CODE[window]}"
+
+
+def parse_view(move: str) -> tuple[str, dict[str, Any]] | None:
+    """The view a board button's move names, as ``(name, args)`` of :func:`answer`; None: no view."""
+    if move == "rating":
+        return "rating", {}
+    words = move.split(" ")
+    games = {v: k for k, v in _GAME_CODE.items()}
+    windows = {v: k for k, v in _WINDOW_CODE.items()}
+    if len(words) != 3 or words[0] != "top" or words[1] not in games or words[2] not in windows:
+        return None
+    return "top", {"game": games[words[1]], "window": windows[words[2]]}
+
+
+def buttons(secret: bytes, locale: str, name: str, args: dict[str, Any]) -> list[Action]:
+    """The buttons of a view: the board's game and window (the one shown marked), and the other view."""
+    def button(label: str, move: str, on: bool = False) -> Action:
+        token = issue(secret, table=BOARD, seat=0, version=0, move=move)
+        return Action(move=move, token=token, label=f"• {label}" if on else label)
+
     if name == "rating":
-        return await rating_text(store, user, locale)
-    return await board_text(store, room, locale, args.get("game"), args.get("window"), now)
+        return [button(translate(locale, "board.btn.top"), view_move("top"))]
+    game, window = args.get("game"), args.get("window")
+    out = [button(translate(locale, f"board.btn.game.{g or 'all'}"), view_move("top", g, window), g == game)
+           for g in (None, *GAMES)]
+    out += [button(translate(locale, f"board.btn.window.{w or 'all'}"), view_move("top", game, w),
+                   w == window) for w in (None, "week", "month")]
+    return [*out, button(translate(locale, "board.btn.rating"), view_move("rating"))]
+
+
+async def answer(store: RatingStore, name: str, args: dict[str, Any], user: Player, room: Room,
+                 locale: str, now: float, secret: bytes | None = None) -> dict[str, Any]:
+    """The gateway's reply to ``/rating`` or ``/top`` (or a board button): its ``text``, and its
+    ``actions`` (the buttons, when ``secret`` is given to sign them)."""
+    if name == "rating":
+        text = await rating_text(store, user, locale)
+    else:
+        text = await board_text(store, room, locale, args.get("game"), args.get("window"), now)
+    return {"text": text, "actions": buttons(secret, locale, name, args) if secret else []}

@@ -14,11 +14,13 @@ updated, so a match of one person against AI players is rated against the AI's l
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from openskill.models import PlackettLuce
+from openskill.models.weng_lin.plackett_luce import PlackettLuceRating
 
 from service.domain.tables.state import Table
 
@@ -31,6 +33,42 @@ BASE, SCALE = 1000.0, 20.0
 TREND = 10  # how many of the last matches' changes a rating remembers
 
 _MODEL = PlackettLuce(mu=MU, sigma=SIGMA)
+_TAU_SQUARED = _MODEL.tau * _MODEL.tau
+
+
+Teams = list[list[tuple[float, float]]]  # each team's (mu, sigma) per player
+
+
+def plackett_luce(teams: Teams, ranks: list[float]) -> Teams:
+    """openskill's ``PlackettLuce.rate(teams, ranks=ranks)`` on ``(mu, sigma)`` pairs, to the bit.
+
+    It runs the library's own update (``_compute``) after the same steps as ``rate``: sigma widened
+    by tau, the teams stably sorted by rank, and put back in their order after.  What it leaves out
+    is what a rebuild of 10,000 matches paid for and does not need: the argument checks (ours are
+    built right), the deep copy of the teams, and a new rating object (with a uuid4 each) per seat:
+    the update writes its results into the objects it is given, so a few kept here are refilled
+    for each match and read back at once (no await in between: nothing else can use them).
+    ``tests/service/test_ratings_model.py`` holds it equal to ``rate`` itself."""
+    order = sorted(range(len(teams)), key=ranks.__getitem__)
+    need = sum(len(t) for t in teams)
+    while len(_POOL) < need:
+        _POOL.append(PlackettLuceRating(MU, SIGMA))
+    sorted_teams: list[list[PlackettLuceRating]] = []
+    used = 0
+    for i in order:
+        team = _POOL[used:used + len(teams[i])]
+        used += len(team)
+        for p, (mu, sigma) in zip(team, teams[i], strict=True):
+            p.mu, p.sigma = mu, math.sqrt(sigma * sigma + _TAU_SQUARED)
+        sorted_teams.append(team)
+    done = _MODEL._compute(teams=sorted_teams, ranks=sorted(ranks))
+    out: Teams = [[] for _ in teams]
+    for k, i in enumerate(order):
+        out[i] = [(p.mu, p.sigma) for p in done[k]]
+    return out
+
+
+_POOL: list[PlackettLuceRating] = []
 
 
 def points(mu: float, sigma: float) -> int:
@@ -86,39 +124,52 @@ def _score(v: Any) -> Fraction | int:
 def seat_ranks(game: str, result: dict[str, Any], seats: int, left: set[int]) -> list[int]:
     """Each seat's rank (1 best, ties share) from the engine's result; ``left`` seats are last."""
     winners = set(result.get("winners", [])) - left  # a winning seat taken over is the AI's win
-    scores = result.get("scores") or [0] * seats
-    better_high = game != "535"
-    others = sorted({_score(scores[i]) for i in range(seats) if i not in winners and i not in left},
-                    reverse=better_high)
+    raw = result.get("scores") or [0] * seats
+    scores = [_score(raw[i]) for i in range(seats)]  # each once: a Fraction is dear to make
+    others = sorted({scores[i] for i in range(seats) if i not in winners and i not in left},
+                    reverse=game != "535")
     base = 2 if winners else 1
-    ranks = [1 if i in winners else base + others.index(_score(scores[i])) if i not in left else 0
-             for i in range(seats)]
+    place = {v: base + k for k, v in enumerate(others)}
+    ranks = [1 if i in winners else place[scores[i]] if i not in left else 0 for i in range(seats)]
     last = max([r for i, r in enumerate(ranks) if i not in left], default=0) + 1
     return [last if i in left else r for i, r in enumerate(ranks)]
 
 
+# A seat at the end, as the record needs it: the person (platform, user, name) or None, and the AI
+# level playing it (None: the person plays it; both: an AI player took the person's seat over).
+EndSeat = tuple[tuple[str, str, str] | None, str | None]
+
+
 def record_of(t: Table, result: dict[str, Any], at: float) -> MatchRecord:
     """The record of table ``t`` finished with ``result`` (``MatchFinished.result``) at ``at``."""
-    n = len(t.seats)
-    left = {i for i, s in enumerate(t.seats) if s.player is not None and s.bot is not None}
-    ranks = seat_ranks(t.game, result, n, left)
+    seats: list[EndSeat] = [((s.player.platform, s.player.user, s.player.name) if s.player is not None
+                             else None, s.bot) for s in t.seats]
+    rooms = (*t.rooms, t.home) if t.home is not None else t.rooms
+    groups = [f"{r.platform}:{r.chat}" for r in rooms if r.kind == "group"]
+    return record_from(t.id, t.game, result, at, seats, groups)
+
+
+def record_from(table: str, game: str, result: dict[str, Any], at: float, end: list[EndSeat],
+                groups: list[str]) -> MatchRecord:
+    """:func:`record_of` from the seats alone (``groups``: the group rooms as ``platform:chat``): the
+    one definition, which a rebuild calls without making a whole table first."""
+    n = len(end)
+    left = {i for i, (person, bot) in enumerate(end) if person is not None and bot is not None}
+    ranks = seat_ranks(game, result, n, left)
     team_of = list(range(n))
     for k, members in enumerate(result.get("teams") or []):
         for i in members:
             if 0 <= i < n:
                 team_of[i] = n + k  # team ids apart from the single-seat ids
     seats = []
-    for i, s in enumerate(t.seats):
+    for i, (person, bot) in enumerate(end):
         team = i if i in left else team_of[i]  # a leaver is rated apart, last
-        if s.player is not None:
-            seats.append(SeatRecord(rank=ranks[i], team=team, platform=s.player.platform,
-                                    user=s.player.user, name=s.player.name, left=i in left))
+        if person is not None:
+            seats.append(SeatRecord(rank=ranks[i], team=team, platform=person[0], user=person[1],
+                                    name=person[2], left=i in left))
         else:
-            seats.append(SeatRecord(rank=ranks[i], team=team, bot=s.bot or "medium"))
-    rooms = (*t.rooms, t.home) if t.home is not None else t.rooms
-    groups = tuple(f"{r.platform}:{r.chat}" for r in rooms if r.kind == "group")
-    return MatchRecord(table=t.id, game=t.game, at=at, seats=tuple(seats),
-                       groups=tuple(dict.fromkeys(groups)))
+            seats.append(SeatRecord(rank=ranks[i], team=team, bot=bot or "medium"))
+    return MatchRecord(table=table, game=game, at=at, seats=tuple(seats), groups=tuple(dict.fromkeys(groups)))
 
 
 @dataclass
@@ -157,33 +208,41 @@ def rate(rec: MatchRecord, current: dict[str, Rating]) -> dict[str, Rating]:
     their level's fixed rating and are left out of the result.  A person seated twice (not possible
     through the service) would be rated by their first seat.
     """
-    teams: dict[int, list[tuple[SeatRecord, Any]]] = {}
+    teams: dict[int, list[tuple[str | None, float, float]]] = {}
     seen: set[str] = set()
     for s in rec.seats:
         person = s.person
         if person is not None and person not in seen:
             seen.add(person)
-            r = current.get(person) or Rating()
-            teams.setdefault(s.team, []).append((s, _MODEL.rating(mu=r.mu, sigma=r.sigma)))
+            r = current.get(person)
+            teams.setdefault(s.team, []).append((person, r.mu, r.sigma) if r else (person, MU, SIGMA))
         else:
             mu, sigma = BOT_RATINGS.get(s.bot or "medium", BOT_RATINGS["medium"])
-            teams.setdefault(s.team, []).append((SeatRecord(rank=s.rank, team=s.team, bot=s.bot or "medium"),
-                                                  _MODEL.rating(mu=mu, sigma=sigma)))
+            teams.setdefault(s.team, []).append((None, mu, sigma))
     order = list(teams)
-    ranks = [min(s.rank for s, _ in teams[k]) for k in order]
-    new = _MODEL.rate([[r for _, r in teams[k]] for k in order], ranks=[float(r) for r in ranks])
+    rank_of: dict[int, int] = {}
+    for s in rec.seats:
+        rank_of[s.team] = min(rank_of.get(s.team, s.rank), s.rank)
+    ranks = [rank_of[k] for k in order]
+    new = plackett_luce([[(mu, sigma) for _, mu, sigma in teams[k]] for k in order],
+                        [float(r) for r in ranks])
+    seats: dict[str, SeatRecord] = {}
+    for s in rec.seats:
+        if s.person is not None:
+            seats.setdefault(s.person, s)  # a person's first seat, the one rated
     out: dict[str, Rating] = {}
     best = min(ranks)
+    fresh = Rating()
     for k, team_rank, rated in zip(order, ranks, new, strict=True):
-        for (s, _), after in zip(teams[k], rated, strict=True):
-            if s.person is None:
+        for (who, _, _), (mu, sigma) in zip(teams[k], rated, strict=True):
+            if who is None or who in out:
                 continue
-            before = current.get(s.person) or Rating()
+            s = seats[who]
+            before = current.get(who) or fresh
             won = team_rank == best and not s.left
-            delta = points(after.mu, after.sigma) - before.points
-            out[s.person] = Rating(mu=after.mu, sigma=after.sigma, matches=before.matches + 1,
-                                   wins=before.wins + won, name=s.name or before.name,
-                                   trend=[*before.trend, delta][-TREND:], at=rec.at)
+            delta = points(mu, sigma) - before.points
+            out[who] = Rating(mu=mu, sigma=sigma, matches=before.matches + 1, wins=before.wins + won,
+                              name=s.name or before.name, trend=[*before.trend, delta][-TREND:], at=rec.at)
     return out
 
 

@@ -29,18 +29,12 @@ from redis.exceptions import RedisError, ResponseError
 from service.ops import logs
 from service.ratings.model import MatchRecord, from_json, rate, to_json
 from service.ratings.store import RatingKeys, RatingStore
+from service.store import leases
 from service.store.decoding import as_text
 
 GROUP = "raters"
 LEASE_MS = 10_000
 CLAIM_IDLE_MS = 30_000
-# Take or keep the lease.  KEYS: lease.  ARGV: name, ms.  Returns 1 if this projector holds it.
-_LEASE = """
-local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
 
 
 def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
@@ -118,7 +112,7 @@ class Projector:
         last_claim = 0.0
         while not stop.is_set():
             try:
-                if not await self.redis.eval(_LEASE, 1, self.keys.lease(), self.name, LEASE_MS):
+                if not await leases.hold(self.redis, self.keys.lease(), self.name, LEASE_MS):
                     await asyncio.sleep(LEASE_MS / 3000)
                     continue
                 if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:

@@ -13,76 +13,95 @@ script on the server and never cross the network.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from service.domain.events import (
-    BotsAdded,
-    MatchFinished,
-    PlayerJoined,
-    PlayerKicked,
-    PlayerLeft,
-    RoomAttached,
-    SeatTakenByBot,
-    TableCreated,
-    decode_envelope,
-)
-from service.domain.identities import Room
-from service.domain.tables.state import FINISHED, Seat, evolve
+from service.domain.events import EVENT_TYPES, decode_envelope
 from service.ops.archive import load_archive
-from service.ratings.model import MatchRecord, Rating, rate, record_of
+from service.ratings.model import EndSeat, MatchRecord, Rating, rate, record_from
 from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, RatingKeys, encode_rating, month, week
 from service.store.decoding import as_text
 from service.store.keys import Keys
 
 _MOVE = b'{"type":"MovePlayed"'
-# A table's events but its moves (most of a stream), filtered where they are: KEYS: the events.
-# Entries are XADDed with the one field "e" (append.lua).
+# Several tables' events but their moves (most of a stream), filtered where they are.  KEYS: event
+# streams of one hash slot.  Returns one list per key.  Entries are XADDed with the one field "e"
+# (append.lua); a move's JSON starts '{"type":"Mo' (bytes 10-11 "Mo": no other event's name does),
+# tested without making a string of each.
 _NOT_MOVES = """
 local out = {}
-for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
-  local v = e[2][2]
-  if string.sub(v, 1, 20) ~= '{"type":"MovePlayed"' then out[#out + 1] = v end
+for k, key in ipairs(KEYS) do
+  local kept = {}
+  for _, e in ipairs(redis.call('XRANGE', key, '-', '+')) do
+    local v = e[2][2]
+    local a, b = string.byte(v, 10, 11)
+    if a ~= 77 or b ~= 111 then kept[#kept + 1] = v end
+  end
+  out[k] = kept
 end
 return out
 """
+STREAMS_PER_CALL = 100
+# The events a record is made of (the others, moves above all, are skipped without decoding).
+_SEATING = frozenset({"TableCreated", "RoomAttached", "PlayerJoined", "PlayerLeft", "PlayerKicked",
+                      "BotsAdded", "SeatTakenByBot", "MatchFinished"})
+
+
+def _data(env: dict[str, Any]) -> dict[str, Any]:
+    # An event at its current schema is read as it is; an older one is upcast like any read.
+    if env.get("v", 1) == EVENT_TYPES[env["type"]].schema_version:
+        return dict(env["data"])
+    return decode_envelope(env).event.model_dump(mode="json")
+
+
+def _person(p: dict[str, Any]) -> tuple[str, str, str]:
+    return str(p["platform"]), str(p["user"]), str(p.get("name", ""))
+
+
+def _group(r: dict[str, Any]) -> str | None:
+    return f"{r['platform']}:{r['chat']}" if r.get("kind") == "group" else None
 
 
 def record_from_events(table_id: str, raws: Iterable[str | bytes]) -> MatchRecord | None:
     """The record of a table's finished match (None: not finished), from its seats alone.
 
-    The seats follow ``tables.state.evolve`` (joins, leaves, AI players, take-overs, kicks) without
-    folding the whole table event by event, a third of a rebuild's time; the rebuild-equals-live
-    test holds the two together."""
-    created: TableCreated | None = None
-    rooms: list[Room] = []
-    seats: list[Seat] = []
+    The seats follow ``tables.state.evolve`` (joins, leaves, AI players, take-overs, kicks) on the
+    events' JSON, without folding the table or making an event model of each (most of a rebuild's
+    time once); the rebuild-equals-live test holds the two together."""
+    game: str | None = None
+    home: list[str | None] = []
+    rooms: list[str | None] = []
+    seats: list[EndSeat] = []
     for raw in raws:
         b = raw if isinstance(raw, bytes) else raw.encode()
         if b.startswith(_MOVE):
             continue
-        s = decode_envelope(orjson.loads(b))
-        ev = s.event
-        if isinstance(ev, TableCreated):
-            created = ev
-        elif isinstance(ev, RoomAttached):
-            rooms.append(ev.room)
-        elif isinstance(ev, PlayerJoined):
-            seats.append(Seat(player=ev.player, locale=ev.locale))
-        elif isinstance(ev, PlayerLeft) or (isinstance(ev, PlayerKicked) and ev.level is None):
-            del seats[ev.seat]
-        elif isinstance(ev, BotsAdded):
-            seats += [Seat(bot=ev.level) for _ in ev.seats]
-        elif isinstance(ev, SeatTakenByBot | PlayerKicked):
-            seats[ev.seat] = replace(seats[ev.seat], bot=ev.level)
-        elif isinstance(ev, MatchFinished) and created is not None:
-            t = evolve(None, created, table_id=table_id)
-            t = replace(t, rooms=(*t.rooms, *rooms), seats=tuple(seats), status=FINISHED, result=ev.result)
-            return record_of(t, ev.result, s.at)
+        env = orjson.loads(b)
+        kind = env["type"]
+        if kind not in _SEATING:
+            continue
+        d = _data(env)
+        if kind == "TableCreated":
+            game = str(d["game"])
+            (home if d.get("tournament") else rooms).append(_group(d["room"]))
+        elif kind == "RoomAttached":
+            rooms.append(_group(d["room"]))
+        elif kind == "PlayerJoined":
+            seats.append((_person(d["player"]), None))
+        elif kind == "PlayerLeft" or (kind == "PlayerKicked" and d.get("level") is None):
+            del seats[d["seat"]]
+        elif kind == "BotsAdded":
+            seats += [(None, str(d["level"])) for _ in d["seats"]]
+        elif kind in ("SeatTakenByBot", "PlayerKicked"):
+            seats[d["seat"]] = (seats[d["seat"]][0], str(d["level"]))
+        elif kind == "MatchFinished" and game is not None:
+            groups = [g for g in (*rooms, *home) if g is not None]
+            return record_from(table_id, game, d["result"], float(env["at"]), seats, groups)
     return None
 
 
@@ -104,9 +123,11 @@ class Fold:
         game = self.ratings.setdefault(rec.game, {})
         before = {p: game[p] for p in rec.people() if p in game}
         after = rate(rec, before)
+        periods = (week(rec.at), month(rec.at))
+        fresh = Rating().points
         for p, r in after.items():
-            gain = r.points - (before[p].points if p in before else Rating().points)
-            for period in (week(rec.at), month(rec.at)):
+            gain = r.points - (before[p].points if p in before else fresh)
+            for period in periods:
                 w = self.windows.setdefault((rec.game, period), {})
                 w[p] = w.get(p, 0) + gain
             for g in rec.groups:
@@ -131,6 +152,14 @@ class Fold:
             pipe.sadd(rk.done(), *done[i:i + 5000])
 
 
+def _by_slot(stream_keys: list[str]) -> list[list[str]]:
+    """The keys in calls of at most :data:`STREAMS_PER_CALL`, each of one hash tag (one slot)."""
+    tags: dict[str, list[str]] = {}
+    for k in stream_keys:
+        tags.setdefault(k[k.index("{"):k.index("}") + 1] if "{" in k else k, []).append(k)
+    return [ks[i:i + STREAMS_PER_CALL] for ks in tags.values() for i in range(0, len(ks), STREAMS_PER_CALL)]
+
+
 async def records(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> list[MatchRecord]:
     """Every finished match's record, from the archives and the streams (the streams win), in the
     order they finished."""
@@ -142,16 +171,28 @@ async def records(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> list[
                 found[rec.table] = rec
     stream_keys = [as_text(k) async for k in redis.scan_iter(match=f"{keys.prefix}t:*:events", count=1000)]
     sha = await redis.script_load(_NOT_MOVES)
-    for i in range(0, len(stream_keys), 200):
-        chunk = stream_keys[i:i + 200]
+    calls = _by_slot(stream_keys)
+
+    async def read(batch: list[list[str]]) -> list[Any]:
         pipe = redis.pipeline(transaction=False)
-        for k in chunk:
+        for ks in batch:
             # execute_command: a cluster pipeline refuses evalsha() (see service.store.event_store)
-            pipe.execute_command("EVALSHA", sha, 1, k)
-        for k, raws in zip(chunk, await pipe.execute(), strict=True):
-            rec = record_from_events(k.rsplit(":", 2)[-2], raws)
-            if rec is not None:
-                found[rec.table] = rec
+            pipe.execute_command("EVALSHA", sha, len(ks), *ks)
+        return list(await pipe.execute())
+
+    # Redis filters the next batch while this process decodes the one before (two processes, two cores).
+    batches = [calls[i:i + 5] for i in range(0, len(calls), 5)]
+    pending = asyncio.ensure_future(read(batches[0])) if batches else None
+    for n, batch in enumerate(batches):
+        assert pending is not None
+        got = await pending
+        pending = asyncio.ensure_future(read(batches[n + 1])) if n + 1 < len(batches) else None
+        await asyncio.sleep(0)  # let the next read go out before decoding
+        for ks, per_key in zip(batch, got, strict=True):
+            for k, raws in zip(ks, per_key, strict=True):
+                rec = record_from_events(k.rsplit(":", 2)[-2], raws)
+                if rec is not None:
+                    found[rec.table] = rec
     return sorted(found.values(), key=lambda r: (r.at, r.table))
 
 

@@ -10,6 +10,9 @@ never work on one part at once.
 
 Keys (the caller names them; both share one hash tag so they live in one Redis Cluster slot):
 ``members`` (sorted set) and ``lease(p)`` (string) for each part ``p``.
+
+Work done by one process of all at a time (the ratings projector, the tournament director, the
+retention run) takes a **single-holder lease** instead, with :func:`hold`: one key, one holder.
 """
 
 from __future__ import annotations
@@ -25,6 +28,22 @@ from service.store.decoding import as_text
 _RENEW = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
           "return 0")
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+# Take a single-holder lease if it is free, or keep it if it is ours (never someone else's), in one
+# step: a GET then a SET from the client could both see it free.  KEYS: lease.  ARGV: owner, ms.
+_HOLD = ("local cur = redis.call('GET', KEYS[1]) "
+         "if cur and cur ~= ARGV[1] then return 0 end "
+         "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1")
+
+
+async def hold(redis: Any, key: str, owner: str, ms: int) -> bool:
+    """Take the single-holder lease ``key`` for ``ms`` milliseconds if it is free, or renew it if
+    ``owner`` holds it; False if another owner holds it (it changes nothing then)."""
+    return bool(await redis.eval(_HOLD, 1, key, owner, ms))
+
+
+async def release(redis: Any, key: str, owner: str) -> bool:
+    """Give up the single-holder lease ``key`` if ``owner`` holds it (never someone else's)."""
+    return bool(await redis.eval(_RELEASE, 1, key, owner))
 
 
 def fair_share(parts: int, live: list[str], owner: str) -> int:

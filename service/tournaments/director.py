@@ -43,6 +43,7 @@ from service.ops import logs
 from service.ops.settings import Settings
 from service.platform import doorbell
 from service.ratings.model import MatchRecord, to_json
+from service.store import leases
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
@@ -53,17 +54,16 @@ GROUP = "directors"
 LEASE_MS = 10_000
 CLAIM_IDLE_MS = 30_000
 MAX_CONFLICTS = 50
-_LEASE = """
-local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
 
 
 def commands_key(prefix: str) -> str:
     """The tournaments' command stream."""
     return f"{prefix}tn:{{tournaments}}:cmd"
+
+
+def lease_key(prefix: str) -> str:
+    """The director deciding now (a single-holder lease, :func:`service.store.leases.hold`)."""
+    return f"{prefix}tn:{{tournaments}}:lease"
 
 
 def current_key(prefix: str, platform: str, chat: str) -> str:
@@ -218,8 +218,7 @@ class Director:
         last_claim = 0.0
         while not stop.is_set():
             try:
-                if not await self.redis.eval(_LEASE, 1, f"{self.prefix}tn:{{tournaments}}:lease", self.name,
-                                             LEASE_MS):
+                if not await leases.hold(self.redis, lease_key(self.prefix), self.name, LEASE_MS):
                     await asyncio.sleep(LEASE_MS / 3000)
                     continue
                 if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:

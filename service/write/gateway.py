@@ -34,13 +34,12 @@ from typing import Any
 
 import orjson
 
-from service.domain import chats
 from service.domain.commands import CREATING, TableCommand
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.ops.settings import Settings
 from service.platform import doorbell
-from service.platform.outbox import Message, Recipient
+from service.platform.outbox import Action, Message, Recipient
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import ProtocolError, parse_command
@@ -48,7 +47,8 @@ from service.ratings import boards
 from service.ratings.store import RatingStore
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
-from service.tournaments.director import commands_key, current_key, is_tournament, tournament_id
+from service.tournaments import intake
+from service.tournaments.director import is_tournament
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
 ROOM_WAS = "room_was"
@@ -134,14 +134,16 @@ class Gateway:
         return self.keys.bucket(f"{room.platform}:{room.chat}")
 
     async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
-                    code: str | None = None, *, user: Player | None = None, marked: bool = False) -> None:
+                    code: str | None = None, *, user: Player | None = None, marked: bool = False,
+                    actions: list[Action] | None = None, replaces: str | None = None) -> None:
         """Answer in the room at once, through the outbox like every other message (``code``: a
-        refusal's machine-readable code).  With ``marked`` (the adapter gave its own command id), a
-        second reply to the same command writes nothing (see the module docstring)."""
+        refusal's machine-readable code; ``actions`` and ``replaces``: a board's, ``ratings.boards``).
+        With ``marked`` (the adapter gave its own command id), a second reply to it writes nothing."""
         # Off the worker's hot path: the gateway writes its few replies already in words.
         person = user if room.kind == "private" else None
         msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room, person=person),
-                      locale=locale, kind="reply", text=text, code=code)
+                      locale=locale, kind="reply", text=text, code=code, actions=actions or [],
+                      replaces=replaces)
         bucket = self.reply_bucket(room)
         wrote = await self._reply(keys=[self.keys.seen(bucket, cid), self.keys.outbox(bucket)],
                                   args=[SEEN_TTL_S if marked else "", cid, msg.dumps()])
@@ -152,19 +154,22 @@ class Gateway:
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
                      language_code: str | None = None, command_id: str | None = None,
-                     moderator: bool = False) -> str:
+                     moderator: bool = False, replaces: str | None = None) -> str:
         """Hand one input of a person to the service; returns the command id.
 
         ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
         submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
         platform says this person moderates the room (a group admin), so they may start, add AI
-        players, change the options, kick and cancel like the table's creator.
+        players, change the options, kick and cancel like the table's creator.  ``replaces``: the
+        platform's reference to the message whose button was pressed (a board redraws it there).
         """
         cid = command_id or new_command_id()
         locale = await self.locale_of(user, language_code)
 
-        async def answer(text: str, code: str | None = None, in_locale: str = locale) -> str:
-            await self.reply(cid, room, in_locale, text, code=code, user=user, marked=command_id is not None)
+        async def answer(text: str, code: str | None = None, in_locale: str = locale,
+                         actions: list[Action] | None = None, redraw: bool = False) -> str:
+            await self.reply(cid, room, in_locale, text, code=code, user=user, marked=command_id is not None,
+                             actions=actions, replaces=replaces if redraw else None)
             return cid
 
         if token is not None:
@@ -187,10 +192,11 @@ class Gateway:
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
             return await answer(translate(new, "lang.changed"), in_locale=new)
         if name == "tournament":
-            return await self._tournament(cid, command_id, args, user, room, locale, moderator, answer)
+            return await intake.command(self.redis, self.keys.prefix, self.secrets[0], cid, command_id, args,
+                                        user, room, locale, moderator, self.clock(), answer)
         if name in ("rating", "top"):
-            return await answer(await boards.answer(self.ratings, name, args, user, room, locale,
-                                                    self.clock()))
+            return await answer(**await boards.answer(self.ratings, name, args, user, room, locale,
+                                                      self.clock(), self.secrets[0]))
         if name == "stats":
             raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
             stats = {as_text(k): int(v) for k, v in raw.items()}
@@ -235,26 +241,6 @@ class Gateway:
                                    args=[table, args.get(ROOM_WAS) or ""])
         return cid
 
-    async def _tournament(self, cid: str, command_id: str | None, args: dict[str, Any], user: Player,
-                          room: Room, locale: str, moderator: bool,
-                          answer: Callable[..., Awaitable[str]]) -> str:
-        """``/tournament``: to the tournament director's stream (service.tournaments.director)."""
-        if not chats.allowed("tournament", room.kind):
-            error = ProtocolError("wrong_chat", command="tournament", chat=room.kind)
-            return await answer(error_text(locale, error), "wrong_chat")
-        if args.get("action") == "open":
-            tid = tournament_id(self.secrets[0], command_id)
-        else:
-            shown = await self.redis.get(current_key(self.keys.prefix, room.platform, room.chat))
-            if shown is None:
-                return await answer(translate(locale, "tournament.refusal.no_tournament_here"),
-                                    "no_tournament_here")
-            tid = as_text(shown)
-        cmd = TableCommand(id=cid, table=tid, name="tournament", args=args, actor=user, room=room,
-                           locale=locale, at=self.clock(), moderator=moderator)
-        await self.redis.xadd(commands_key(self.keys.prefix), {"c": cmd.dumps()})
-        return cid
-
     async def _playing(self, user: Player) -> str | None:
         """The table a person plays at: of their tables (derived index) the running one, the most
         recently active if several (the last event of each stream tells both); None if none runs."""
@@ -283,13 +269,13 @@ class Gateway:
             claims = open_token(self.secrets, token)
         except TokenError as e:
             return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
+        if claims.table == boards.BOARD:  # a /rating or /top button: that view, redrawn in its message
+            view = boards.parse_view(claims.move) or ("top", {})
+            return await answer(**await boards.answer(self.ratings, *view, user, room, locale, self.clock(),
+                                                      self.secrets[0]), redraw=True)
         if is_tournament(claims.table):  # a sign-up button: join or start
-            if claims.move not in ("join", "start"):
-                return await answer(translate(locale, "refusal.token_forged"), "token_forged")
-            await self.redis.xadd(commands_key(self.keys.prefix), {"c": TableCommand(
-                id=cid, table=claims.table, name="tournament", args={"action": claims.move}, actor=user,
-                room=room, locale=locale, token=token, at=self.clock(), moderator=moderator).dumps()})
-            return cid
+            return await intake.press(self.redis, self.keys.prefix, cid, claims.table, claims.move, token,
+                                      user, room, locale, moderator, self.clock(), answer)
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))
         return cid

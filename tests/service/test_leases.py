@@ -153,3 +153,21 @@ async def test_a_running_worker_fires_the_turn_timers_of_its_shards(any_redis):
     finally:
         h.worker.stop.set()
         await task
+
+
+async def test_a_single_holder_lease_is_taken_kept_and_refused_to_another(any_redis):
+    from service.store import leases
+
+    assert await leases.hold(any_redis, "one", "a", 10_000)  # free: taken
+    assert await leases.hold(any_redis, "one", "a", 20_000)  # ours: kept, and renewed
+    assert 10_000 < await any_redis.pttl("one") <= 20_000
+    # Refused: another holds it, and the refusal changes nothing (owner and expiry stay a's).
+    assert not await leases.hold(any_redis, "one", "b", 60_000)
+    assert await any_redis.get("one") == b"a" and await any_redis.pttl("one") <= 20_000
+    assert not await leases.release(any_redis, "one", "b")  # b cannot free a's lease either
+    assert await any_redis.get("one") == b"a"
+    assert await leases.release(any_redis, "one", "a")
+    assert await leases.hold(any_redis, "one", "b", 10_000)  # free again: b takes it
+    await any_redis.pexpire("one", 1)
+    await asyncio.sleep(0.01)
+    assert await leases.hold(any_redis, "one", "a", 10_000)  # expired: free to take

@@ -150,3 +150,19 @@ def test_the_rebuilds_seat_fold_agrees_with_the_tables_own_fold():
     assert got == want
     assert [s.left for s in got.seats] == [False, True, True, False] and got.groups == ("tg:-1", "web:g")
     assert record_from_events("tab", raws[:-1]) is None  # not finished: no record
+
+
+def test_the_fast_update_is_the_library_s_own_to_the_bit():
+    # plackett_luce skips rate()'s checks and deep copy; the numbers must not move at all.
+    import random
+
+    from service.ratings.model import plackett_luce
+
+    rng = random.Random(15)
+    for _ in range(300):
+        n = rng.randint(2, 6)
+        sizes = [rng.choice((1, 1, 1, 2)) for _ in range(n)]
+        teams = [[(rng.uniform(10, 40), rng.uniform(0.5, 9)) for _ in range(k)] for k in sizes]
+        ranks = [float(rng.randint(1, n)) for _ in range(n)]  # ties included
+        lib = LIB.rate([[LIB.rating(mu=mu, sigma=sg) for mu, sg in t] for t in teams], ranks=list(ranks))
+        assert plackett_luce(teams, ranks) == [[(p.mu, p.sigma) for p in t] for t in lib]
