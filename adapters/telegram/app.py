@@ -37,11 +37,11 @@ from adapters.telegram.autopass import AutoPass
 from adapters.telegram.commands_menu import register as register_commands
 from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.consumer import OutboxHandler
+from adapters.telegram.content import PLATFORM
 from adapters.telegram.handlers import routers
 from adapters.telegram.handlers.people import RoomOf
 from adapters.telegram.health import ApiWatch, BotHealth, TelegramMetrics
 from adapters.telegram.presses import Presses
-from adapters.telegram.render import PLATFORM
 from adapters.telegram.sender import Sender
 from service.ops import logs
 from service.ops.health import add_routes

@@ -23,19 +23,11 @@ import time
 from collections.abc import Callable
 
 from adapters.telegram.autopass import AutoPass
+from adapters.telegram.content import MAIN, PLATFORM, Content, Op, Post, Show, is_group
+from adapters.telegram.keyboards import hand_link
 from adapters.telegram.presses import PREFIX, Presses
-from adapters.telegram.render import (
-    MAIN,
-    PLATFORM,
-    Content,
-    Post,
-    Show,
-    hand_link,
-    milestones,
-    route,
-    seat_names,
-)
-from adapters.telegram.sender import Op, Sender, is_group
+from adapters.telegram.render import milestones, route, seat_names
+from adapters.telegram.sender import Sender
 from service.ops import logs
 from service.platform.outbox import Message
 from service.platform.platform_state import PlatformState

@@ -1,4 +1,4 @@
-"""Move buttons: cards with their suit symbol, 535's moves grouped by kind.  Pure.
+"""The bot's inline keyboards: move buttons, the lobby's, the "My hand" and web table links.  Pure.
 
 Cinquillo's buttons name the card as the hand shows it ("🪙 5", "⚔️ Sota").  535's moves are grouped
 (singles, groups of one rank, runs, adds), one kind per row; when a turn has more than
@@ -10,7 +10,8 @@ Redis with it), so the pick works in any bot process; the page buttons carry no 
 
 from __future__ import annotations
 
-from adapters.telegram.render import ROW, Content, Rows
+from adapters.telegram.callbacks import Lobby
+from adapters.telegram.content import ROW, Button, Content, Rows
 from service.platform.outbox import Action, Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import SUIT_EMOJI, rank_name
@@ -95,3 +96,40 @@ def page(content: Content, name: str) -> Content | None:
         if key == name:
             return Content(content.text, rows, pages=content.pages)
     return None
+
+
+def lobby_rows(locale: str, table: str) -> Rows:
+    """The lobby's buttons: Join, Leave / Add AI, Settings / Start, Cancel."""
+    def b(op: str) -> Button:
+        return translate(locale, f"tg.btn.{op}"), "data", Lobby(op=op, table=table).pack()
+
+    return ((b("join"), b("leave")), (b("bots"), b("settings")), (b("start"), b("cancel")))
+
+
+def hand_link(locale: str, bot_username: str, table: str) -> Button:
+    """The "My hand" button: a deep link that opens the private chat with the bot on this table."""
+    return translate(locale, "tg.btn.hand"), "url", f"https://t.me/{bot_username}?start={table}"
+
+
+def web_button(msg: Message, *, group: bool, bot_username: str) -> Button | None:
+    """The web table's button, when the message carries a link (the web table is configured).
+
+    In a private chat, a Mini App (``web_app``) on the message's own link.  In a group, where Telegram
+    allows no ``web_app`` button, a ``startapp`` deep link: the Mini App opens for whoever taps it,
+    on this table, and shows that person's own hand if they play (they are known by Telegram's
+    ``initData``, not by the link, which everyone in the group can tap).  A replay is public: its page
+    is linked as it is."""
+    if not msg.link or not msg.table:
+        return None
+    label = translate(msg.locale, "tg.btn.replay_web" if msg.kind == "replay" else "tg.btn.web")
+    if not group:
+        return label, "web_app", msg.link
+    if msg.kind == "replay":
+        return label, "url", msg.link
+    return label, "url", f"https://t.me/{bot_username}?startapp={msg.table}"
+
+
+def web_rows(msg: Message, group: bool, bot_username: str) -> Rows:
+    """The web table's button as a row of its own (none without a link)."""
+    button = web_button(msg, group=group, bot_username=bot_username)
+    return ((button,),) if button else ()

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from adapters.telegram.callbacks import FLAGS, GAMES, Cfg
-from adapters.telegram.render import Content
+from adapters.telegram.content import Content
 from service.domain.tables.choices import seat_counts
 from service.protocol.i18n import translate
 from service.protocol.parse import ProtocolError, parse_command

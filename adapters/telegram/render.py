@@ -9,126 +9,31 @@ whose private chat with the bot has the player's user id as its chat id.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
-
-from adapters.telegram.callbacks import Lobby
+from adapters.telegram.content import (
+    FINAL_RANK,
+    HAND_PREFIX,
+    HAND_RANK,
+    MAIN,
+    PLATFORM,
+    ROOM_RANK,
+    Content,
+    Post,
+    Rows,
+    Show,
+    clip,
+)
+from adapters.telegram.keyboards import hand_link, lobby_rows, move_keyboard, web_rows
 from adapters.telegram.texts import announcements, hand_text, lobby_text, table_text
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import move_text, render_view
 from service.protocol.text import render as render_item
 
-PLATFORM = "telegram"
-MAX_TEXT = 4096
-ROW = 3
-# Slots: the one message of a table in a chat.
-MAIN = "main"
-# Ranks break ties between contents of one version: a hand beats the room's view of the same version.
-ROOM_RANK, HAND_RANK, FINAL_RANK = 0, 1, 2
-# The command id prefix of a typed /hand: the hand it causes is sent anew, at the bottom of the chat.
-HAND_PREFIX = "tg:h:"
 # The time left a group's table shows: "under N s" for these N (largest first).
 MILESTONES = (60, 30, 10)
-
-
-Rows = tuple[tuple[tuple[str, str, str], ...], ...]
-
-
-@dataclass(frozen=True)
-class Content:
-    """A message's text and inline keyboard (rows of ``(text, "data"|"url"|"web_app", value)``).
-    ``pages``: other keyboards the message can switch to (a two-step pick of a move,
-    :mod:`adapters.telegram.keyboards`), by name; kept with the content in Redis."""
-
-    text: str
-    rows: Rows = ()
-    pages: tuple[tuple[str, Rows], ...] = ()
-
-    def markup(self) -> InlineKeyboardMarkup | None:
-        """The aiogram keyboard (None: no keyboard)."""
-        if not self.rows:
-            return None
-        keyboard = [[_button(t, k, v) for t, k, v in row] for row in self.rows]
-        return InlineKeyboardMarkup(inline_keyboard=keyboard)
-
-    def digest(self) -> str:
-        """A digest of text and keyboard: an edit to identical content is never sent."""
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:32]
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON form (kept in Redis, to send again later)."""
-        out: dict[str, Any] = {"text": self.text, "rows": [[list(b) for b in row] for row in self.rows]}
-        if self.pages:
-            out["pages"] = [[name, [[list(b) for b in row] for row in rows]] for name, rows in self.pages]
-        return out
-
-    @classmethod
-    def of_message(cls, text: str | None, markup: InlineKeyboardMarkup | None) -> Content:
-        """What a message received from Telegram shows (to compare with what it should show)."""
-        def one(b: InlineKeyboardButton) -> tuple[str, str, str]:
-            if b.url:
-                return b.text, "url", b.url
-            if b.web_app:
-                return b.text, "web_app", b.web_app.url
-            return b.text, "data", b.callback_data or ""
-        rows = tuple(tuple(one(b) for b in row) for row in (markup.inline_keyboard if markup else []))
-        return cls(text or "", rows)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Content:
-        """Read :meth:`to_json` back."""
-        def rows(raw: Any) -> Rows:
-            return tuple(tuple((b[0], b[1], b[2]) for b in row) for row in raw)
-
-        pages = tuple((str(name), rows(r)) for name, r in data.get("pages") or [])
-        return cls(data["text"], rows(data.get("rows", [])), pages)
-
-
-def _button(text: str, kind: str, value: str) -> InlineKeyboardButton:
-    if kind == "url":
-        return InlineKeyboardButton(text=text, url=value)
-    if kind == "web_app":
-        return InlineKeyboardButton(text=text, web_app=WebAppInfo(url=value))
-    return InlineKeyboardButton(text=text, callback_data=value)
-
-
-@dataclass(frozen=True)
-class Show:
-    """Show ``content`` in the slot ``(chat, table, slot)``: edit its message, or send one."""
-
-    chat: str
-    table: str
-    slot: str
-    rank: tuple[int, int]
-    content: Content
-    ids: tuple[str, ...] = ()
-    fresh: bool = False  # send a new message even if the slot has one (the hand, brought to the bottom)
-    who: str = ""  # the player's name, for a hand (to tell them in the group how to start the bot)
-    linger: bool = False  # a group's running table: waits longer, so that several moves merge
-    locale: str = "en"
-
-
-@dataclass(frozen=True)
-class Post:
-    """Send a new message; ``key`` (the outbox message id) makes a redelivery send nothing twice."""
-
-    chat: str
-    content: Content
-    key: str
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Edit one given message (a settings keyboard): no slot, nothing kept in Redis."""
-
-    chat: str
-    message_id: int
-    content: Content
 
 
 @dataclass
@@ -169,46 +74,6 @@ def since_line(msg: Message, names: list[str] | None, most: int = 6) -> str | No
 
     moves = [f"{who(e['seat'])}: {move_text(game, e['move'], msg.locale)}" for e in reversed(since[:most])]
     return translate(msg.locale, "tg.since", moves=" · ".join(moves))
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
-
-
-def lobby_rows(locale: str, table: str) -> tuple[tuple[tuple[str, str, str], ...], ...]:
-    """The lobby's buttons: Join, Leave / Add AI, Settings / Start, Cancel."""
-    def b(op: str) -> tuple[str, str, str]:
-        return translate(locale, f"tg.btn.{op}"), "data", Lobby(op=op, table=table).pack()
-
-    return ((b("join"), b("leave")), (b("bots"), b("settings")), (b("start"), b("cancel")))
-
-
-def hand_link(locale: str, bot_username: str, table: str) -> tuple[str, str, str]:
-    """The "My hand" button: a deep link that opens the private chat with the bot on this table."""
-    return translate(locale, "tg.btn.hand"), "url", f"https://t.me/{bot_username}?start={table}"
-
-
-def web_button(msg: Message, *, group: bool, bot_username: str) -> tuple[str, str, str] | None:
-    """The web table's button, when the message carries a link (the web table is configured).
-
-    In a private chat, a Mini App (``web_app``) on the message's own link.  In a group, where Telegram
-    allows no ``web_app`` button, a ``startapp`` deep link: the Mini App opens for whoever taps it,
-    on this table, and shows that person's own hand if they play (they are known by Telegram's
-    ``initData``, not by the link, which everyone in the group can tap).  A replay is public: its page
-    is linked as it is."""
-    if not msg.link or not msg.table:
-        return None
-    label = translate(msg.locale, "tg.btn.replay_web" if msg.kind == "replay" else "tg.btn.web")
-    if not group:
-        return label, "web_app", msg.link
-    if msg.kind == "replay":
-        return label, "url", msg.link
-    return label, "url", f"https://t.me/{bot_username}?startapp={msg.table}"
-
-
-def _web_rows(msg: Message, group: bool, bot_username: str) -> tuple[tuple[tuple[str, str, str], ...], ...]:
-    button = web_button(msg, group=group, bot_username=bot_username)
-    return ((button,),) if button else ()
 
 
 def _time_left(msg: Message, now: float, written_at: float, turn_seconds: float) -> str | None:
@@ -268,31 +133,29 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if to.player.platform != PLATFORM:
             return out
         chat = to.player.user
-        web = _web_rows(msg, False, bot_username)
+        web = web_rows(msg, False, bot_username)
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
             drawn = hand_text(msg, seat_names)
             if auto_pass:
                 drawn = f"{drawn}\n{translate(loc, 'tg.auto_pass')}"
             text = f"{since}\n\n{drawn}" if since else drawn
-            from adapters.telegram.keyboards import move_keyboard  # it builds on Content, defined here
-
             keys = move_keyboard(msg)
-            content = Content(_clip(text), keys.rows + web, keys.pages)
+            content = Content(clip(text), keys.rows + web, keys.pages)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc,
                                 fresh=msg.id.startswith(HAND_PREFIX)))
         else:
-            out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
+            out.ops.append(Post(chat, Content(clip(msg.text), web), msg.id))
         return out
     room = to.room
     if room is None or room.platform != PLATFORM:
         return out
     chat, group = room.chat, room.kind == "group"
     view = msg.view or {}
-    web = _web_rows(msg, group, bot_username)
+    web = web_rows(msg, group, bot_username)
     if msg.kind == "table" and table:
-        rows: tuple[tuple[tuple[str, str, str], ...], ...] = () if group else web
+        rows: Rows = () if group else web
         text = msg.text
         if group:
             out.group_table = (chat, table)
@@ -305,21 +168,21 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
                 left = _time_left(msg, now, written_at, turn_seconds)
                 text = f"{text}\n{left}" if left else text
                 # What matters on its own is posted apart: a later edit of the table cannot lose it.
-                out.ops += [Post(chat, Content(_clip(line)), f"{msg.id}:a{i}")
+                out.ops += [Post(chat, Content(clip(line)), f"{msg.id}:a{i}")
                             for i, line in enumerate(announcements(msg))]
-        content = Content(_clip(text), rows)
+        content = Content(clip(text), rows)
         linger = group and "status" not in view
         out.ops.append(Show(chat, table, MAIN, (msg.version, ROOM_RANK), content, (msg.id,), linger=linger))
         return out
     if msg.kind == "match_over" and table:
         final = render_view(view, loc, names=seat_names) if view else msg.text
-        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(_clip(final), web),
+        out.ops.append(Show(chat, table, MAIN, (msg.version, FINAL_RANK), Content(clip(final), web),
                             (msg.id,)))
         summary = "\n\n".join([translate(loc, "tg.summary", text=msg.text),
                                translate(loc, "tg.replay", table=table)])
-        out.ops.append(Post(chat, Content(_clip(summary)), msg.id))
+        out.ops.append(Post(chat, Content(clip(summary)), msg.id))
         if group:
             out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
-    out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
+    out.ops.append(Post(chat, Content(clip(msg.text), web), msg.id))
     return out

@@ -3,14 +3,9 @@
 - One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
   only its latest content goes out (a burst of AI moves becomes one edit).
 - Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge; a
-  group's running table has a budget of edits (a token bucket: :attr:`Limits.group_burst` at once,
-  refilled one per :attr:`Limits.group_interval_s`): a move shows within ``coalesce_s`` while the
-  budget lasts, and when play is faster than the budget the moves merge until an edit's worth has
-  refilled.
-- About one call a second per chat, at most ``group_per_window`` per window in a group, at most
-  ``global_per_s`` a second overall.
-- An edit to the content a message already shows is never sent (a digest of text and keyboard is
-  kept per slot in :mod:`service.platform.platform_state`); "message is not modified" counts as done.
+  group's running table waits for its edit budget (:mod:`adapters.telegram.flood`, which also keeps
+  the per-chat, per-group and overall limits).  What each operation calls is
+  :mod:`adapters.telegram.perform` (no edit to what a message already shows).
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
   handed to ``on_forbidden`` and the operation is finished: retrying cannot help.  Nothing more is
@@ -20,7 +15,8 @@
   made again to the new id.  Queues, limits and everything in Redis stay under the chat id the service
   knows the room by; only the calls use the chat's id on Telegram now (:attr:`Sender.moved`, else
   :meth:`service.platform.platform_state.PlatformState.moved_to`, asked once per chat and process).
-- An :class:`~adapters.telegram.render.Edit` (a settings keyboard: one given message, no slot) goes
+- Network errors and Telegram's 5xx are tried again a few times, with a growing pause.
+- An :class:`~adapters.telegram.content.Edit` (a settings keyboard: one given message, no slot) goes
   through the same queue and limits; a queued edit of the same message is merged.
 - A stopping process flushes its queues (:meth:`Sender.flush`): the waits that only serve merging
   (``coalesce_s``, ``group_interval_s``) are cut short, Telegram's limits are still kept.
@@ -39,11 +35,9 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from aiogram import Bot
 from aiogram.exceptions import (
-    TelegramAPIError,
     TelegramBadRequest,
     TelegramForbiddenError,
     TelegramMigrateToChat,
@@ -53,14 +47,13 @@ from aiogram.exceptions import (
 )
 
 from adapters.telegram.config import Limits
-from adapters.telegram.render import PLATFORM, Content, Edit, Post, Show
+from adapters.telegram.content import PLATFORM, Content, Edit, Op, Show, is_group
+from adapters.telegram.flood import ChatFlood, Flood
+from adapters.telegram.perform import Performer
 from service.ops import logs
 from service.platform.platform_state import PlatformState
 
-Op = Show | Post | Edit
 MAX_TRANSIENT = 5
-# A redelivered post is recognised for this long (redeliveries come within minutes).
-POST_TTL_S = 24 * 3600
 # Every this many submissions, the state of chats idle for a whole window is dropped.
 PRUNE_EVERY = 1000
 # How many settings keyboards' latest contents are remembered (a keyboard lives a few minutes).
@@ -77,20 +70,10 @@ class _Item:
 
 
 @dataclass
-class _Chat:
+class _Chat(ChatFlood):
     queue: deque[_Item] = field(default_factory=deque)
-    last: float = -1e9
-    window: deque[float] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
     looked_up: bool = False  # whether Redis was asked if the chat moved
-    # Each lingering slot's (a group's running table) edit budget: (tokens, when counted), a token
-    # bucket that refills one edit per group_interval_s up to group_burst (see Sender._table_at).
-    edited: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
-
-
-def is_group(chat: str) -> bool:
-    """Telegram group and supergroup ids are negative; private chats have the user's positive id."""
-    return chat.startswith("-")
 
 
 class Sender:
@@ -113,14 +96,23 @@ class Sender:
         self.forbidden: set[str] = set()
         # The latest content of each message edited by Edit (settings keyboards), newest last.
         self.edits: OrderedDict[tuple[str, int], Content] = OrderedDict()
-        self.recent: deque[float] = deque()
+        self.flood = Flood(self.limits, clock)
+        self.performer = Performer(bot, state, self.flood)
         self.log = logs.get("telegram.sender")
-        self.calls = 0
-        self.skipped = 0
         self.submitted = 0
         # Set when the process stops: what is queued goes now instead of waiting to merge with later
         # content that will not come (SIGTERM must not hold a group's table back for group_interval_s).
         self._hurry = asyncio.Event()
+
+    @property
+    def calls(self) -> int:
+        """Bot API calls made by the queues."""
+        return self.flood.calls
+
+    @property
+    def skipped(self) -> int:
+        """Operations that needed no call (already shown or posted, outdated, a forbidden chat)."""
+        return self.performer.skipped
 
     # -- enqueueing ---------------------------------------------------------------------------------
 
@@ -170,7 +162,8 @@ class Sender:
     def _prune(self) -> None:
         """Forget chats with nothing queued and no call in the last window (their limits are met)."""
         horizon = self.clock() - max(self.limits.window_s, self.limits.chat_interval_s)
-        for chat_id in [c for c, st in self.chats.items() if not st.queue and st.last < horizon
+        for chat_id in [c for c, st in self.chats.items()
+                        if not st.queue and self.flood.quiet_since(st, horizon)
                         and (st.task is None or st.task.done())]:
             del self.chats[chat_id]
 
@@ -219,7 +212,7 @@ class Sender:
             if isinstance(item.op, Show | Edit):
                 at = item.since + self.limits.coalesce_s
                 if isinstance(item.op, Show) and item.op.linger:
-                    at = max(at, self._table_at(chat, (item.op.table, item.op.slot)))
+                    at = max(at, self.flood.table_at(chat, (item.op.table, item.op.slot)))
                 await self._hold_until(at)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
@@ -237,15 +230,15 @@ class Sender:
     async def _attempt(self, chat_id: str, chat: _Chat, item: _Item) -> bool:
         """One try at the queue's head: True when it is finished (sent, or given up), False to retry."""
         if chat_id in self.forbidden:
-            self.skipped += 1  # refused already: not tried again until the person writes to the bot
+            self.performer.skipped += 1  # refused already: not tried again until the person writes to the bot
             return True
-        await self._wait_turn(chat_id, chat, count=False)
+        await self.flood.wait_turn(chat_id, chat, count=False)
         item.busy = True
         try:
-            await self._perform(chat_id, chat, item)
+            await self.performer.perform(await self._api_chat(chat_id, chat), chat_id, chat, item.op)
         except TelegramRetryAfter as e:
             self.log.warning("retry_after", chat=chat_id, seconds=e.retry_after)
-            chat.last = self.clock() + e.retry_after - self.limits.chat_interval_s
+            self.flood.pause(chat, e.retry_after)
             item.busy = False  # while it waits, newer content of the slot merges into it
             return False
         except TelegramMigrateToChat as e:
@@ -285,23 +278,6 @@ class Sender:
             self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
 
-    def _tokens(self, chat: _Chat, slot: tuple[str, str]) -> tuple[float, float]:
-        """The slot's edit tokens now, and the time they were counted."""
-        now, lim = self.clock(), self.limits
-        tokens, since = chat.edited.get(slot, (float(lim.group_burst), now))
-        if lim.group_interval_s > 0:
-            tokens = min(float(lim.group_burst), tokens + (now - since) / lim.group_interval_s)
-        else:
-            tokens = float(lim.group_burst)
-        return tokens, now
-
-    def _table_at(self, chat: _Chat, slot: tuple[str, str]) -> float:
-        """When a group's running table may be edited next: at once while its budget has an edit
-        left (a move shows within coalesce_s), else when the next edit's worth has refilled (the
-        moves meanwhile merge into one edit).  On average at most one edit per group_interval_s."""
-        tokens, now = self._tokens(chat, slot)
-        return now if tokens >= 1.0 else now + (1.0 - tokens) * self.limits.group_interval_s
-
     async def _hold_until(self, t: float) -> None:
         """Hold an edit back until ``t`` so that later content merges into it, unless the process is
         stopping (:meth:`hurry`): then no later content is coming, and the edit goes now."""
@@ -309,35 +285,6 @@ class Sender:
         if delay > 0 and not self._hurry.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._hurry.wait(), delay)
-
-    async def _wait_turn(self, chat_id: str, chat: _Chat, count: bool = True) -> None:
-        """Wait until a call to this chat keeps every limit, then count it (unless ``count`` is False:
-        the queue waits for its turn before it fixes what it sends, so that edits merge meanwhile)."""
-        lim = self.limits
-        while True:
-            now = self.clock()
-            waits = [chat.last + lim.chat_interval_s - now]
-            if is_group(chat_id):
-                while chat.window and chat.window[0] <= now - lim.window_s:
-                    chat.window.popleft()
-                if len(chat.window) >= lim.group_per_window:
-                    waits.append(chat.window[0] + lim.window_s - now)
-            while self.recent and self.recent[0] <= now - 1.0:
-                self.recent.popleft()
-            if len(self.recent) >= lim.global_per_s:
-                waits.append(self.recent[0] + 1.0 - now)
-            wait = max(waits)
-            if wait <= 0:
-                break
-            await asyncio.sleep(wait)
-        if not count:
-            return
-        now = self.clock()
-        chat.last = now
-        if is_group(chat_id):
-            chat.window.append(now)
-        self.recent.append(now)
-        self.calls += 1
 
     async def _api_chat(self, chat_id: str, chat: _Chat) -> int:
         """The chat's id on Telegram now (a group that became a supergroup has a new one)."""
@@ -347,80 +294,3 @@ class Sender:
             if moved:
                 self.moved.setdefault(chat_id, moved)
         return int(self.moved.get(chat_id, chat_id))
-
-    async def _perform(self, chat_id: str, chat: _Chat, item: _Item) -> None:
-        op = item.op
-        api = await self._api_chat(chat_id, chat)
-        if isinstance(op, Edit):
-            edit = op
-            try:
-                await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
-                    chat_id=api, message_id=edit.message_id, text=edit.content.text,
-                    reply_markup=edit.content.markup()))
-            except TelegramBadRequest as e:
-                if "not modified" not in e.message.lower():
-                    raise
-            return
-        if isinstance(op, Post):
-            if not await self.state.mark_once(PLATFORM, f"post:{op.key}", POST_TTL_S):
-                self.skipped += 1
-                return
-            try:
-                await self._send(api, chat_id, chat, op.content)
-            except BaseException:
-                await self.state.unmark(PLATFORM, f"post:{op.key}")
-                raise
-            return
-        ref = await self.state.get_message_ref(PLATFORM, chat_id, op.table, op.slot)
-        content = op.content
-        if ref is not None and ref.rank > op.rank:
-            self.skipped += 1  # a newer content is wanted: whoever wanted it sends it
-            return
-        digest = content.digest()
-        mid = ref.message_id if ref is not None and not op.fresh else None
-        if mid is not None and ref is not None and ref.sent == digest:
-            self.skipped += 1
-            return
-        if op.linger:
-            tokens, _ = self._tokens(chat, (op.table, op.slot))
-            chat.edited[(op.table, op.slot)] = (max(tokens - 1.0, 0.0), self.clock())
-        if mid is not None:
-            try:
-                await self._call(chat_id, chat, lambda: self.bot.edit_message_text(
-                    chat_id=api, message_id=mid, text=content.text, reply_markup=content.markup()))
-            except TelegramBadRequest as e:
-                text = e.message.lower()
-                if "not modified" in text:
-                    pass
-                elif "not found" in text or "can't be edited" in text:
-                    mid = await self._send(api, chat_id, chat, content)
-                else:
-                    raise
-        else:
-            mid = await self._send(api, chat_id, chat, content)
-        await self.state.set_message_ref(PLATFORM, chat_id, op.table, op.slot, message_id=mid, sent=digest)
-        if op.fresh and ref is not None and ref.message_id is not None and ref.message_id != mid:
-            # The slot's old message goes: one message shows the slot (no second set of buttons).
-            old = ref.message_id
-            with contextlib.suppress(TelegramAPIError):
-                await self._call(chat_id, chat, lambda: self.bot.delete_message(chat_id=api, message_id=old))
-
-    async def _send(self, api: int, chat_id: str, chat: _Chat, content: Content) -> int:
-        sent: Any = await self._call(chat_id, chat, lambda: self.bot.send_message(
-            chat_id=api, text=content.text, reply_markup=content.markup()))
-        return int(sent.message_id)
-
-    async def _call(self, chat_id: str, chat: _Chat, call: Callable[[], Awaitable[Any]]) -> Any:
-        """Make one Bot API call when the limits allow it.  The call is counted at the time it
-        *returned*: Telegram counts it when it arrived, which is between the two, so the windows
-        kept here are never shorter than the ones Telegram sees."""
-        try:
-            await self._wait_turn(chat_id, chat)
-            return await call()
-        finally:
-            now = self.clock()
-            chat.last = max(chat.last, now)
-            if is_group(chat_id) and chat.window:
-                chat.window[-1] = now
-            if self.recent:
-                self.recent[-1] = now

@@ -22,10 +22,10 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
 from adapters.telegram import keyboards, menu
 from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
+from adapters.telegram.content import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.presses import Presses, command_id
-from adapters.telegram.render import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.sender import Sender
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token

@@ -11,10 +11,10 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from adapters.telegram.consumer import OutboxHandler
+from adapters.telegram.content import PLATFORM, Content, Post
 from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
 from adapters.telegram.handlers.private import text_command_id
 from adapters.telegram.menu import games_content
-from adapters.telegram.render import PLATFORM, Content, Post
 from adapters.telegram.sender import Sender
 from service.domain.identities import Room
 from service.platform.platform_state import PlatformState

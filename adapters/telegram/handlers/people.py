@@ -9,7 +9,7 @@ from aiogram import BaseMiddleware, Bot
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, User
 
-from adapters.telegram.render import PLATFORM
+from adapters.telegram.content import PLATFORM
 from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState
 

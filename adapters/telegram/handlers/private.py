@@ -7,9 +7,9 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
 from adapters.telegram.consumer import resend_slot
+from adapters.telegram.content import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, Post
 from adapters.telegram.handlers.people import player_of
 from adapters.telegram.menu import games_content
-from adapters.telegram.render import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, Post
 from adapters.telegram.sender import Sender
 from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 import engine
+from adapters.telegram.content import Show
 from adapters.telegram.keyboards import MAX_FLAT, PAGE_PREFIX, kind
-from adapters.telegram.render import Show, route
+from adapters.telegram.render import route
 from service.domain.identities import Player, Room
 from service.domain.tables.state import FINISHED
 from service.platform.outbox import Action, Message, Recipient

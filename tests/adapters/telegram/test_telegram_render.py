@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import engine
 from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
+from adapters.telegram.content import HAND_RANK, ROOM_RANK, Post, Show
 from adapters.telegram.menu import settings_content
-from adapters.telegram.render import HAND_RANK, ROOM_RANK, Post, Show, milestones, route
+from adapters.telegram.render import milestones, route
 from service.domain.identities import Player, Room
 from service.platform.outbox import Action, Message, Recipient
 from service.protocol.i18n import translate

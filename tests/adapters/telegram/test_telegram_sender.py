@@ -14,7 +14,7 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from adapters.telegram.config import Limits
 from adapters.telegram.consumer import OutboxHandler
-from adapters.telegram.render import MAIN, PLATFORM, Content, Post, Show
+from adapters.telegram.content import MAIN, PLATFORM, Content, Post, Show
 from adapters.telegram.sender import Sender
 from service.platform.platform_state import PlatformState
 from tests.adapters.telegram.fake_api import FakeTelegram

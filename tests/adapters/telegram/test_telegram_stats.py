@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import engine
-from adapters.telegram.render import PLATFORM
+from adapters.telegram.content import PLATFORM
 from service.domain.identities import Player, Room
 from service.platform.outbox import Message, Recipient
 from service.platform.platform_state import PlatformState
