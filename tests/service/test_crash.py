@@ -5,6 +5,7 @@ table's stream replays to its recorded result."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -76,7 +77,7 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
             assert [decode(r).event for r in raw] == [st.event for st in stored]
         out_ids = []
         for b in range(16):
-            out_ids += [f[b"m"][:60] for _, f in await real_redis.xrange(gw.keys.outbox(b))]
+            out_ids += [json.loads(f[b"m"])["id"] for _, f in await real_redis.xrange(gw.keys.outbox(b))]
         assert len(out_ids) == len(set(out_ids)), "an outbox message written twice"
     finally:
         for p in procs:
