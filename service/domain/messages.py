@@ -110,15 +110,19 @@ def _default(field: Any) -> Any:
 
 
 def _builder(model: type[BaseModel], written: tuple[str, ...]) -> Callable[..., Wire]:
-    """A function that writes ``model`` as a plain dict: the fields given, then the model's defaults
-    of the fields in ``written`` (a field neither given nor written is left out: the model's default
-    applies when the JSON is read)."""
+    """A function that writes ``model`` as a plain dict: its required fields and those in ``written``
+    in the model's order (the model's default where not given), then any other field given (a
+    field neither written nor given is left out: the model's default applies when it is read).
+    The order is the model's so that the JSON reads as a dump of it would (``id`` first)."""
     fields = model.model_fields
     assert set(written) <= set(fields), f"{model.__name__} has no field {set(written) - set(fields)}"
-    defaults = {n: _default(fields[n]) for n in written if not fields[n].is_required()}
+    template = {n: None if f.is_required() else _default(f) for n, f in fields.items()
+                if f.is_required() or n in written}
 
     def build(**values: Any) -> Wire:
-        return {**defaults, **values}
+        out = template.copy()
+        out.update(values)
+        return out
 
     build.__doc__ = f"A {model.__name__} as the dict written to the outbox (keywords: its fields)."
     return build

@@ -103,7 +103,7 @@ async def test_play_in_a_group_with_a_match_running_changes_nothing(any_redis, l
     assert await h.table_of() == table  # the group's commands still go to its match
     assert await h.events(table) == before
     assert await any_redis.smembers(h.keys.player_tables(ANA.platform, ANA.user)) == tables_before
-    hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    hand = h.last_hand()
     mover = ANA if hand.to.player.same(ANA) else BEA
     await h.send(mover, f"/move {hand.actions[0].move}")
     assert len(await h.events(table)) == len(before) + 1  # and the match goes on

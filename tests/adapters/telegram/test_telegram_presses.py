@@ -37,7 +37,7 @@ async def _bea_to_move_then_kicked(w: World) -> tuple[str, object, str]:
     # Her message lost its buttons when her seat went (issue 20); a press on the old buttons that the
     # adapter cannot judge itself (its record of her message has expired, or another process holds
     # it) goes to the service, which decides.
-    await w.redis.delete(w.tg.state._ref_key("telegram", str(BEA.id), table, "main"))
+    await w.redis.delete(w.tg.state.keys.pf_message("telegram", str(BEA.id), table, "main"))
     return table, shown, moves[0]["callback_data"]
 
 
