@@ -4,7 +4,7 @@
 shape.  The worker writes a message for every change of every table, and building and dumping a
 pydantic model costs ~8x a plain dict (``model_construct`` included), so the hot path writes dicts
 drawn from the same declaration: :func:`wire` fills in the model's own defaults, never a field the
-model does not have; readers validate the JSON as a :class:`Message`.  ``tests/service/test_events.py``
+model does not have; readers validate the JSON as a :class:`Message`.  ``tests/service/domain/test_events.py``
 checks that what the builders write validates and dumps back the same.
 """
 
@@ -140,7 +140,7 @@ action_wire = _builder(Action, ("label",))
 def wire_of(m: Room | Player) -> Wire:
     """A room or a player as written in a message: ``model_dump()`` of these flat models (str fields
     only), without pydantic's serializer: a pydantic v2 model keeps its field values in ``__dict__``
-    (tests/service/test_events.py checks that both agree)."""
+    (tests/service/domain/test_events.py checks that both agree)."""
     return m.__dict__.copy()
 
 

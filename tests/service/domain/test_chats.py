@@ -16,7 +16,7 @@ from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import _COMMANDS, ProtocolError, parse_command
 from tests.service.support import ANA, BEA, GROUP, Harness, cmd, context, private
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "service.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "service.md"
 # How /help names each command in each language (its first word on its line).
 _ALIASES = {name: {"en": name, "es": next(k for k, v in _COMMANDS.items() if v == name and k != name)
                    if sum(v == name for v in _COMMANDS.values()) > 1 else name}

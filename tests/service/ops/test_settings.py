@@ -55,7 +55,7 @@ def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> Non
         connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=["a-long-random-secret"]))
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _env_names(text: str) -> list[str]:
