@@ -9,6 +9,7 @@ skipped, unless ``CINQ_REQUIRE_REAL_REDIS=1`` (CI), which makes them fail instea
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 import subprocess
@@ -32,6 +33,31 @@ def _xdist_index() -> int:
     return int(worker[2:]) if worker[2:].isdigit() else 0
 
 
+def _redis_server(missing: str, skip: str) -> tuple[subprocess.Popen[bytes], int]:
+    """A ``redis-server`` started on a free loopback port (no persistence), and its port; without
+    the binary the test fails under ``CINQ_REQUIRE_REAL_REDIS=1`` (saying ``missing``), else skips."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if REQUIRE_REAL:
+            pytest.fail(f"CINQ_REQUIRE_REAL_REDIS=1 but {missing}")
+        pytest.skip(skip)
+    port = free_port()
+    proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
+                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, port
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    """The service's JSON log lines (level INFO) of this test, as a text stream."""
+    from service.ops import logs
+
+    stream = io.StringIO()
+    logs.configure("INFO", stream)
+    yield stream
+    logs.configure("WARNING")
+
+
 @pytest.fixture(scope="session")
 def real_redis_url() -> Iterator[str]:
     """The URL of a real Redis for this test session (see the module docstring)."""
@@ -40,14 +66,8 @@ def real_redis_url() -> Iterator[str]:
         base = url.rsplit("/", 1)[0] if url.count("/") > 2 else url
         yield f"{base}/{SHARED_DB_BASE + _xdist_index()}"
         return
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if REQUIRE_REAL:
-            pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no REDIS_URL and no redis-server binary")
-        pytest.skip("no real Redis: set REDIS_URL or install redis-server")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
-                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, port = _redis_server("there is no REDIS_URL and no redis-server binary",
+                               "no real Redis: set REDIS_URL or install redis-server")
     client = sync_redis.Redis(port=port)
     for _ in range(100):
         try:
@@ -91,14 +111,7 @@ def redis_cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
 async def own_redis() -> AsyncIterator[aioredis.Redis]:
     """A client on a ``redis-server`` of this test alone, for tests that reconfigure the server
     (``CONFIG SET maxmemory`` to make it refuse writes) and must not disturb the shared one."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        if REQUIRE_REAL:
-            pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no redis-server binary")
-        pytest.skip("needs redis-server")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--save", "", "--appendonly", "no", "--port", str(port),
-                             "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, port = _redis_server("there is no redis-server binary", "needs redis-server")
     r = aioredis.from_url(f"redis://127.0.0.1:{port}/0")
     try:
         for _ in range(200):

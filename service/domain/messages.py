@@ -4,7 +4,7 @@
 shape.  The worker writes a message for every change of every table, and building and dumping a
 pydantic model costs ~8x a plain dict (``model_construct`` included), so the hot path writes dicts
 drawn from the same declaration: :func:`wire` fills in the model's own defaults, never a field the
-model does not have; readers validate the JSON as a :class:`Message`.  ``tests/service/test_events.py``
+model does not have; readers validate the JSON as a :class:`Message`.  ``tests/service/domain/test_events.py``
 checks that what the builders write validates and dumps back the same.
 """
 
@@ -114,15 +114,19 @@ def _default(field: Any) -> Any:
 
 
 def _builder(model: type[BaseModel], written: tuple[str, ...]) -> Callable[..., Wire]:
-    """A function that writes ``model`` as a plain dict: the fields given, then the model's defaults
-    of the fields in ``written`` (a field neither given nor written is left out: the model's default
-    applies when the JSON is read)."""
+    """A function that writes ``model`` as a plain dict: its required fields and those in ``written``
+    in the model's order (the model's default where not given), then any other field given (a
+    field neither written nor given is left out: the model's default applies when it is read).
+    The order is the model's so that the JSON reads as a dump of it would (``id`` first)."""
     fields = model.model_fields
     assert set(written) <= set(fields), f"{model.__name__} has no field {set(written) - set(fields)}"
-    defaults = {n: _default(fields[n]) for n in written if not fields[n].is_required()}
+    template = {n: None if f.is_required() else _default(f) for n, f in fields.items()
+                if f.is_required() or n in written}
 
     def build(**values: Any) -> Wire:
-        return {**defaults, **values}
+        out = template.copy()
+        out.update(values)
+        return out
 
     build.__doc__ = f"A {model.__name__} as the dict written to the outbox (keywords: its fields)."
     return build
@@ -140,7 +144,7 @@ action_wire = _builder(Action, ("label",))
 def wire_of(m: Room | Player) -> Wire:
     """A room or a player as written in a message: ``model_dump()`` of these flat models (str fields
     only), without pydantic's serializer: a pydantic v2 model keeps its field values in ``__dict__``
-    (tests/service/test_events.py checks that both agree)."""
+    (tests/service/domain/test_events.py checks that both agree)."""
     return m.__dict__.copy()
 
 

@@ -6,7 +6,7 @@ Every reader of a table's events is an :class:`EventVisitor`: the fold itself
 which the worker applies after each append, ``cinq reindex`` folds from nothing and ``cinq trim``
 undoes).  A reader has one method per event type it handles and says once, in :meth:`other`, what
 the rest give; which method an event goes to is decided here alone, so that a new event type is a
-method in each reader (``tests/service/test_events.py`` checks that every type has one) and no
+method in each reader (``tests/service/domain/test_events.py`` checks that every type has one) and no
 reader keeps its own chain of type tests.
 """
 

@@ -74,7 +74,7 @@ class Watch:
     def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 200) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
+        self.keys = Keys.of(settings)
         self.store = EventStore(redis, self.keys)
         self.secret = settings.secrets_bytes()[0]
         self.block_ms = block_ms

@@ -115,6 +115,21 @@ class Harness:
         self.messages += new
         return new
 
+    async def lobby(self, *players: Player, text: str = "/new cinquillo") -> str:
+        """A lobby in the group: the first person opens it with ``text``, the others join; its id."""
+        await self.send(players[0], text)
+        for p in players[1:]:
+            await self.send(p, "/join")
+        return await self.table_of()
+
+    def over(self) -> bool:
+        """Whether a match's end was told (a ``match_over`` message)."""
+        return any(m.kind == "match_over" for m in self.messages)
+
+    def last_hand(self) -> Message:
+        """The latest hand with actions: the person to move's, with their legal moves."""
+        return [m for m in self.messages if m.kind == "hand" and m.actions][-1]
+
     async def table_of(self, room: Room = GROUP) -> str:
         t = await self.gateway.table_of(room)
         assert t is not None
@@ -150,3 +165,20 @@ async def play_with_bots(h: Harness, who: Player, game: str, players: int, room:
     await h.send(who, f"/new {game}", room=room)
     await h.send(who, f"/bots {players - 1}", room=room)
     return await h.send(who, "/start", room=room)
+
+
+def stop_processes(procs: list[Any], timeout: float = 10) -> None:
+    """SIGTERM every process still running (each finishes the batch in hand), then wait for each,
+    and SIGKILL one that does not stop within ``timeout`` seconds."""
+    import signal
+    import subprocess
+
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+

@@ -8,7 +8,7 @@ holds it.  The ``.po`` files are read at first use (Babel compiles them in memor
 build step and no compiled file in the repository.
 
 Placeholders are ``{name}``-style, filled with ``str.format``.  A missing key or placeholder never
-raises: the key (or the ``{placeholder}``) shows in the text, and ``tests/service/test_i18n.py``
+raises: the key (or the ``{placeholder}``) shows in the text, and ``tests/service/protocol/test_i18n.py``
 catches it before a player does.
 
 A message with a count has plural forms (gettext's ``msgid_plural`` / ``msgstr[n]``, chosen by the

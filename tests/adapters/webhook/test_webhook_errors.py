@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import json
 import logging
 
 import pytest
 
-from service.ops import logs
 from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
 
 EVENTS = f"/v1/platforms/{PLATFORM}/events".encode()
@@ -25,14 +23,6 @@ BAD_REQUESTS = {
     "not_http": b"GARBAGE\r\n\r\n",
     "bad_version": b"GET /healthz HTTP/9.x\r\nHost: x\r\n\r\n",
 }
-
-
-@pytest.fixture
-def log_lines():
-    stream = io.StringIO()
-    logs.configure("INFO", stream)
-    yield stream
-    logs.configure("WARNING")
 
 
 async def _raw(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -234,19 +234,6 @@ async def test_retention_archives_old_finished_tables_once_across_workers(any_re
     await asyncio.wait_for(retention.retain_loop(h.redis, h.keys, off, asyncio.Event()), 5)
 
 
-def test_the_retention_settings_come_from_the_environment(monkeypatch):
-    from service.ops.settings import Settings
-
-    assert Settings().retain_finished_days == 30
-    monkeypatch.setenv("CINQ_RETAIN_FINISHED_DAYS", "0")
-    monkeypatch.setenv("CINQ_ARCHIVE_DIR", "/var/cinq")
-    s = Settings()
-    assert (s.retain_finished_days, s.archive_dir) == (0, "/var/cinq")
-    monkeypatch.setenv("CINQ_RETAIN_FINISHED_DAYS", "-1")
-    with pytest.raises(ValueError, match="retain_finished_days"):
-        Settings()
-
-
 async def test_trim_output_names_the_tables(fake_redis, tmp_path):
     h = Harness(fake_redis)
     fin = await _finished(h, 1)

@@ -21,9 +21,9 @@ from service.tournaments.director import Director, commands_key
 from service.tournaments.state import FINISHED
 from service.write.timers import fire_due
 from service.write.worker import Worker
+from tests.service.ratings.test_ratings_service import Dies, DiesAfterFinishing
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, Harness, card_tokens, private, seeds, to
-from tests.service.test_matches import _states, check_no_leaks
-from tests.service.test_ratings_service import Dies, DiesAfterFinishing
+from tests.service.write.test_matches import _states, check_no_leaks
 
 EVA = Player(platform="web", user="5", name="Eva")
 FER = Player(platform="tg", user="6", name="Fer")

@@ -16,7 +16,7 @@ from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import _COMMANDS, ProtocolError, parse_command
 from tests.service.support import ANA, BEA, GROUP, Harness, cmd, context, private
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "service.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "service.md"
 # How /help names each command in each language (its first word on its line).
 _ALIASES = {name: {"en": name, "es": next(k for k, v in _COMMANDS.items() if v == name and k != name)
                    if sum(v == name for v in _COMMANDS.values()) > 1 else name}
@@ -103,7 +103,7 @@ async def test_play_in_a_group_with_a_match_running_changes_nothing(any_redis, l
     assert await h.table_of() == table  # the group's commands still go to its match
     assert await h.events(table) == before
     assert await any_redis.smembers(h.keys.player_tables(ANA.platform, ANA.user)) == tables_before
-    hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    hand = h.last_hand()
     mover = ANA if hand.to.player.same(ANA) else BEA
     await h.send(mover, f"/move {hand.actions[0].move}")
     assert len(await h.events(table)) == len(before) + 1  # and the match goes on

@@ -117,32 +117,21 @@ def test_shown_rating_and_trend():
 
 
 def test_the_rebuilds_seat_fold_agrees_with_the_tables_own_fold():
-    from service.domain.events import (
-        BotsAdded,
-        MatchFinished,
-        MatchStarted,
-        PlayerJoined,
-        PlayerKicked,
-        PlayerLeft,
-        RoomAttached,
-        SeatTakenByBot,
-        TableCreated,
-        encode,
-    )
+    from service.domain import events as ev
     from service.ratings.rebuild import record_from_events
     from service.store.repository import fold
 
     p = [Player(platform="tg", user=str(i), name=f"P{i}") for i in range(5)]
     group, other = Room(platform="tg", chat="-1", kind="group"), Room(platform="web", chat="g", kind="group")
-    events = [TableCreated(game="535", options={}, max_seats=5, creator=p[0], room=group, locale="es",
-                           turn_seconds=0), RoomAttached(room=other)]
-    events += [PlayerJoined(seat=i, player=p[i], locale="es") for i in range(5)]
-    events += [PlayerLeft(seat=1, player=p[1]), PlayerKicked(seat=2, player=p[3], by=p[0]),
-               BotsAdded(seats=[3], level="hard"), MatchStarted(seed="s", commitment="c", players=4),
-               SeatTakenByBot(seat=1, level="medium", reason="left", player=p[2]),
-               PlayerKicked(seat=2, player=p[4], by=p[0], level="easy"),
-               MatchFinished(result={"winners": [3], "scores": [5, 9, 9, 1]})]
-    raws = [encode(e, at=float(i), cmd=f"c{i}") for i, e in enumerate(events)]
+    events = [ev.TableCreated(game="535", options={}, max_seats=5, creator=p[0], room=group, locale="es",
+                           turn_seconds=0), ev.RoomAttached(room=other)]
+    events += [ev.PlayerJoined(seat=i, player=p[i], locale="es") for i in range(5)]
+    events += [ev.PlayerLeft(seat=1, player=p[1]), ev.PlayerKicked(seat=2, player=p[3], by=p[0]),
+               ev.BotsAdded(seats=[3], level="hard"), ev.MatchStarted(seed="s", commitment="c", players=4),
+               ev.SeatTakenByBot(seat=1, level="medium", reason="left", player=p[2]),
+               ev.PlayerKicked(seat=2, player=p[4], by=p[0], level="easy"),
+               ev.MatchFinished(result={"winners": [3], "scores": [5, 9, 9, 1]})]
+    raws = [ev.encode(e, at=float(i), cmd=f"c{i}") for i, e in enumerate(events)]
     t = fold("tab", None, raws)
     assert t is not None
     want = record_of(t, t.result or {}, float(len(events) - 1))

@@ -12,7 +12,7 @@ from service.protocol.i18n import SUPPORTED, domains, msgids, pick_locale, place
 from service.protocol.i18n.reasons import error_text, illegal_text
 from service.protocol.parse import ProtocolError, parse_command
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 _LITERAL_USE = re.compile(r"""\b(?:translate|_t)\(\s*[^,()"']+,\s*["']([A-Za-z0-9_.]+)["']""")
 _ALL_DOMAINS = domains()
 

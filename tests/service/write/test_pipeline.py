@@ -21,13 +21,6 @@ def h(any_redis):
     return Harness(any_redis)
 
 
-async def lobby(h, *players, text="/new cinquillo"):
-    await h.send(players[0], text)
-    for p in players[1:]:
-        await h.send(p, "/join")
-    return await h.table_of()
-
-
 async def unchanged(h, table, action):
     """Run ``action`` and return its messages, checking the table's stream did not change."""
     before = await h.events(table)
@@ -43,7 +36,7 @@ def reply(msgs, locale="en"):
 
 
 async def test_a_lobby_fills_starts_and_plays_through_action_tokens(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     msgs = await h.send(ANA, "/bots 1 easy")
     assert "AI" in to(msgs, GROUP)[0].text
     msgs = await h.send(ANA, "/start")
@@ -69,14 +62,14 @@ async def test_a_lobby_fills_starts_and_plays_through_action_tokens(h):
 
 async def test_the_end_tells_rooms_who_sat_where_and_nothing_hidden(h):
     # Ana, Bea, Cal (another platform) and an AI player; Cal leaves mid-match and an AI takes his seat.
-    table = await lobby(h, ANA, BEA, CAL)
+    table = await h.lobby(ANA, BEA, CAL)
     await h.send(ANA, "/bots 1 easy")
     await h.send(ANA, "/start")
     await h.send(CAL, "/leave")
     for _ in range(300):
-        if any(m.kind == "match_over" for m in h.messages):
+        if h.over():
             break
-        last = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+        last = h.last_hand()
         await h.send(ANA if last.to.player.same(ANA) else BEA, token=last.actions[0].token)
     [over] = [m for m in h.messages if m.kind == "match_over"]
     assert over.to.room == GROUP
@@ -108,7 +101,7 @@ async def test_refusal_replay_of_an_unknown_table(h):
 
 
 async def test_refusal_replay_of_a_running_table(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     msgs = await unchanged(h, table, lambda: h.send(CAL, f"/replay {table}"))
     assert reply(msgs) == translate("en", "refusal.not_finished", table=table)
 
@@ -142,7 +135,7 @@ async def test_join_right_after_new_before_any_worker_runs_is_accepted(h):
 
 
 async def test_a_refused_new_leaves_the_room_on_its_table(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     msgs = await h.send(ANA, "/new cinquillo colour=red")
     assert reply(msgs).startswith(translate("en", "refusal.bad_options", reason="")[:10])
     assert await h.gateway.table_of(GROUP) == table
@@ -157,15 +150,15 @@ async def test_refusal_syntax_error_never_reaches_a_stream(h, any_redis):
 
 
 async def test_refusal_full_table(h):
-    table = await lobby(h, ANA, BEA, CAL, DAN)
+    table = await h.lobby(ANA, BEA, CAL, DAN)
     msgs = await unchanged(h, table, lambda: h.send(ANA.model_copy(update={"user": "9"}), "/join"))
     assert reply(msgs) == translate("en", "refusal.table_full", table=table, seats=4)
 
 
 async def test_refusal_not_your_turn_and_illegal_move(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
-    hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    hand = h.last_hand()
     mover, waiter = (ANA, BEA) if hand.to.player.same(ANA) else (BEA, ANA)
     msgs = await unchanged(h, table, lambda: h.send(waiter, "/move 5o"))
     assert reply(msgs) == translate("en", "refusal.not_your_turn", table=table)
@@ -177,9 +170,9 @@ async def test_refusal_not_your_turn_and_illegal_move(h):
 
 
 async def test_refusal_wrong_seat_stale_and_forged_tokens(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
-    hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    hand = h.last_hand()
     mover, waiter = (ANA, BEA) if hand.to.player.same(ANA) else (BEA, ANA)
     token = hand.actions[0].token
     msgs = await unchanged(h, table, lambda: h.send(waiter, token=token))
@@ -194,7 +187,7 @@ async def test_refusal_wrong_seat_stale_and_forged_tokens(h):
 
 
 async def test_a_duplicate_delivery_is_answered_once_and_not_acted_on(h):
-    table = await lobby(h, ANA)
+    table = await h.lobby(ANA)
     await h.send(BEA, "/join", command_id="upd-1")
     # The platform delivers the same update again: nothing happens and nobody is told anything twice.
     msgs = await unchanged(h, table, lambda: h.send(BEA, "/join", command_id="upd-1"))
@@ -207,7 +200,7 @@ async def test_a_duplicate_delivery_is_answered_once_and_not_acted_on(h):
 
 
 async def test_a_redelivered_command_is_not_applied_or_answered_twice(h, any_redis):
-    table = await lobby(h, ANA)
+    table = await h.lobby(ANA)
     await h.send(BEA, "/join")
     raw = (await any_redis.xrange(h.keys.commands_for(table)))[-1][1][b"c"]
     await any_redis.xadd(h.keys.commands_for(table), {"c": raw})  # the stream delivers it again
@@ -216,7 +209,7 @@ async def test_a_redelivered_command_is_not_applied_or_answered_twice(h, any_red
 
 
 async def test_refusals_of_the_lobby(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     for who, text, code in ((BEA, "/start", "not_creator"), (BEA, "/bots 1", "not_creator"),
                             (BEA, "/cancel", "not_creator"), (BEA, "/join", "already_seated"),
                             (CAL, "/leave", "not_seated"), (ANA, "/move 5o", "not_started"),
@@ -246,20 +239,20 @@ async def test_stats_count_finished_matches(h):
 
 
 async def test_a_player_leaving_a_match_is_replaced_by_an_ai_player(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
     msgs = await h.send(BEA, "/leave")
     assert translate("en", "table.bot_took_seat_left", name="Bea") in to(msgs, GROUP)[0].text
     # From now on only Ana gets hands; the AI seat plays by itself.
-    while not any(m.kind == "match_over" for m in h.messages):
-        hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    while not h.over():
+        hand = h.last_hand()
         assert hand.to.player.same(ANA)
         await h.send(ANA, token=hand.actions[0].token)
     assert await h.events(table)
 
 
 async def test_cancel_by_the_creator(h):
-    table = await lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
     msgs = await h.send(ANA, "/cancel")
     assert translate("en", "table.cancelled", name="Ana") in to(msgs, GROUP)[0].text
@@ -268,14 +261,14 @@ async def test_cancel_by_the_creator(h):
 
 
 async def test_several_rooms_show_one_table(h):
-    table = await lobby(h, ANA)
+    table = await h.lobby(ANA)
     await h.send(BEA, f"/start {table}", room=OTHER_GROUP)  # an invitation link opened elsewhere
     msgs = await h.send(ANA, "/start")
     assert {m.to.room.chat for m in msgs if m.to.room is not None} == {GROUP.chat, OTHER_GROUP.chat}
 
 
 async def test_one_player_sits_at_several_tables(h, any_redis):
-    t1 = await lobby(h, ANA, BEA)
+    t1 = await h.lobby(ANA, BEA)
     await h.send(ANA, "/new 535", room=OTHER_GROUP)
     t2 = await h.table_of(OTHER_GROUP)
     members = await any_redis.smembers(h.keys.player_tables(ANA.platform, ANA.user))
@@ -283,7 +276,7 @@ async def test_one_player_sits_at_several_tables(h, any_redis):
 
 
 async def test_the_hand_command_resends_the_private_view(h):
-    await lobby(h, ANA, BEA)
+    await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
     msgs = await h.send(BEA, "/hand")
     [m] = to(msgs, BEA)
@@ -291,7 +284,7 @@ async def test_the_hand_command_resends_the_private_view(h):
 
 
 async def test_in_a_private_chat_a_person_at_one_table_means_that_table(h):
-    await lobby(h, ANA, BEA)
+    await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
     msgs = await h.send(BEA, "/hand", room=private(BEA))
     assert [m.kind for m in to(msgs, BEA)] == ["hand"]
@@ -307,7 +300,7 @@ async def test_in_a_private_chat_a_person_at_one_table_means_that_table(h):
 async def test_the_derived_indexes_are_rebuilt_from_the_streams(h, any_redis):
     from service.write.reindex import reindex
 
-    t1 = await lobby(h, ANA, BEA)
+    t1 = await h.lobby(ANA, BEA)
     await h.send(CAL, "/play 535 2", room=private(CAL))
     await h.send(CAL, "/leave", room=private(CAL))  # finished: a stat for Cal
     t2 = await h.table_of(private(CAL))

@@ -30,7 +30,7 @@ from service.domain.tables.replay import verify
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
-from tests.service.support import SECRET, settings
+from tests.service.support import SECRET, settings, stop_processes
 from tools.loopback import free_port
 
 TABLES = 6
@@ -165,14 +165,7 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(tmp_path):
             assert verify(await history(store, table)).ok
         assert "worker_died" not in report, report
     finally:
-        for w in workers:
-            if w.poll() is None:
-                w.send_signal(signal.SIGTERM)
-        for w in workers:
-            try:
-                w.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                w.kill()
+        stop_processes(workers)
         with contextlib.suppress(Exception):
             await r.aclose()
         server.kill()

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 
-import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.ops import logs
@@ -85,14 +83,6 @@ async def test_not_ready_when_redis_is_down():
         resp = await client.get("/readyz")
         assert resp.status == 503 and "refused" in (await resp.json())["error"]
         assert (await client.get("/healthz")).status == 200
-
-
-@pytest.fixture
-def log_lines():
-    stream = io.StringIO()
-    logs.configure("INFO", stream)
-    yield stream
-    logs.configure("WARNING")
 
 
 async def test_one_json_log_line_per_command(fake_redis, log_lines):

@@ -159,9 +159,9 @@ async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, 
     await h.send(ANA, "/bots 1")
     await h.send(ANA, "/start")
     for _ in range(3000):
-        if any(m.kind == "match_over" for m in h.messages):
+        if h.over():
             break
-        hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+        hand = h.last_hand()
         person = next(p for p in PEOPLE if p.same(hand.to.player))
         roll = rng.random()
         if roll < 0.05:  # someone who is not to move tries to
@@ -175,7 +175,7 @@ async def test_a_whole_match_through_the_service_leaks_nothing(any_redis, game, 
         else:
             await h.send(person, token=rng.choice(hand.actions).token)
     stored = await history(h.worker.store, table)
-    assert any(m.kind == "match_over" for m in h.messages)
+    assert h.over()
     assert verify(stored).ok
     seed = next(s.event.seed for s in stored if type(s.event).__name__ == "MatchStarted")
     assert check_no_leaks(h.messages, _states(stored), seed, stored) > 20

@@ -97,7 +97,7 @@ async def test_a_command_that_keeps_failing_is_dead_lettered_with_its_error(any_
     table = await h.table_of(private(ANA))
     t = await load(h.worker.store, table)
     if t.seats[t.to_move()].human:
-        hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+        hand = h.last_hand()
         await h.send(ANA, token=hand.actions[0].token, room=private(ANA))
     dead = await any_redis.xrange(h.keys.dead(h.keys.shard(table)))
     assert len(dead) == 1 and b"the AI player crashed" in dead[0][1][b"error"]

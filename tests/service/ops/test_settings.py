@@ -19,13 +19,26 @@ def test_empty_environment_variables_fall_back_to_defaults(monkeypatch: pytest.M
     assert s.http_host == "127.0.0.1"
 
 
-def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CINQ_BUCKETS", "64")
-    monkeypatch.setenv("REDIS_URL", "redis://example:6379/3")
+@pytest.mark.parametrize(("default", "env", "bad", "error"), [
+    ({"buckets": 1024}, {"CINQ_BUCKETS": ("buckets", 64), "REDIS_URL": ("redis_url", "redis://example:6379/3")},
+     {"CINQ_BUCKETS": "0"}, "buckets"),
+    # the retention's (service.ops.retention)
+    ({"retain_finished_days": 30},
+     {"CINQ_RETAIN_FINISHED_DAYS": ("retain_finished_days", 0),
+      "CINQ_ARCHIVE_DIR": ("archive_dir", "/var/cinq")},
+     {"CINQ_RETAIN_FINISHED_DAYS": "-1"}, "retain_finished_days"),
+])
+def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch, default: dict[str, object],
+                                             env: dict[str, tuple[str, object]], bad: dict[str, str],
+                                             error: str) -> None:
+    assert {k: getattr(Settings(), k) for k in default} == default
+    for var, (_, value) in env.items():
+        monkeypatch.setenv(var, str(value))
     s = Settings()
-    assert (s.buckets, s.redis_url) == (64, "redis://example:6379/3")
-    monkeypatch.setenv("CINQ_BUCKETS", "0")
-    with pytest.raises(ValueError, match="buckets"):
+    assert {f: getattr(s, f) for f, _ in env.values()} == dict(env.values())
+    for var, value in bad.items():
+        monkeypatch.setenv(var, value)
+    with pytest.raises(ValueError, match=error):
         Settings()
 
 
@@ -42,7 +55,7 @@ def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> Non
         connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=["a-long-random-secret"]))
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _env_names(text: str) -> list[str]:

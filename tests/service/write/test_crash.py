@@ -17,7 +17,7 @@ from service.domain.tables.replay import verify
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
-from tests.service.support import Player, Room, settings
+from tests.service.support import Player, Room, settings, stop_processes
 
 TABLES = 24
 
@@ -80,13 +80,6 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
             out_ids += [json.loads(f[b"m"])["id"] for _, f in await real_redis.xrange(gw.keys.outbox(b))]
         assert len(out_ids) == len(set(out_ids)), "an outbox message written twice"
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
     # The survivors stopped gracefully on SIGTERM.
     assert [p.returncode for p in procs[1:]] == [0, 0], [p.stderr.read()[-500:] for p in procs[1:]]

@@ -206,13 +206,6 @@ def h(any_redis):
     return Harness(any_redis)
 
 
-async def _lobby(h, *players, text="/new cinquillo"):
-    await h.send(players[0], text)
-    for p in players[1:]:
-        await h.send(p, "/join")
-    return await h.table_of()
-
-
 def _reply(msgs, locale):
     [m] = [m for m in msgs if m.kind == "reply"]
     assert m.locale == locale
@@ -230,7 +223,7 @@ async def _refused(h, table, who, text, code, locale="es", **params):
 
 
 async def test_refusals_of_kick_and_set_through_the_pipeline(h):
-    table = await _lobby(h, ANA, BEA, CAL)
+    table = await h.lobby(ANA, BEA, CAL)
     await _refused(h, table, BEA, "/expulsar 1", "not_creator")
     await _refused(h, table, BEA, "/opciones pago", "not_creator", locale="en")
     await _refused(h, table, ANA, "/kick 7", "bad_seat", seat=7, seats=3)
@@ -240,7 +233,7 @@ async def test_refusals_of_kick_and_set_through_the_pipeline(h):
 
 
 async def test_bad_options_reply_names_the_engines_reason(h):
-    table = await _lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     before = await h.events(table)
     msgs = await h.send(ANA, "/set colour=red", language_code="es")
     assert await h.events(table) == before
@@ -250,7 +243,7 @@ async def test_bad_options_reply_names_the_engines_reason(h):
 
 
 async def test_a_group_admin_starts_and_kicks_through_the_gateway(h, any_redis):
-    table = await _lobby(h, ANA, BEA, CAL)
+    table = await h.lobby(ANA, BEA, CAL)
     msgs = await h.send(DAN, "/kick 2", moderator=True)
     assert translate("en", "table.kicked", by="Dan", name="Bea") in to(msgs, GROUP)[0].text
     assert not await any_redis.smembers(h.keys.player_tables(BEA.platform, BEA.user))
@@ -264,7 +257,7 @@ async def test_a_group_admin_starts_and_kicks_through_the_gateway(h, any_redis):
 
 
 async def test_the_deep_link_of_a_seated_player_sends_the_hand(h):
-    table = await _lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     msgs = await h.send(BEA, f"/start {table}", room=private(BEA))
     assert _reply(msgs, "en").text == translate("en", "table.seated_waiting", table=table)
     await h.send(ANA, "/start")
@@ -280,7 +273,7 @@ async def test_hand_in_a_private_chat_finds_the_running_table_the_player_sits_at
     # Ana's private chat shows her own finished match; she plays in a group now.
     await h.send(ANA, "/play cinquillo 2", room=private(ANA))
     await h.send(ANA, "/leave", room=private(ANA))
-    t1 = await _lobby(h, ANA, BEA)
+    t1 = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
     msgs = await h.send(ANA, "/hand", room=private(ANA))
     [m] = to(msgs, ANA)
@@ -303,7 +296,7 @@ async def test_hand_in_a_private_chat_finds_the_running_table_the_player_sits_at
 
 async def test_messages_carry_the_turn_deadline(any_redis):
     h = Harness(any_redis, turn_seconds=30)
-    table = await _lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     msgs = await h.send(ANA, "/start")
     assert msgs and all(m.deadline == h.clock.now + 30 for m in msgs if m.table == table)
     h.clock.now += 5
@@ -316,14 +309,14 @@ async def test_messages_carry_the_turn_deadline(any_redis):
 
 
 async def test_refusal_replies_carry_their_code(h):
-    table = await _lobby(h, ANA, BEA)
+    table = await h.lobby(ANA, BEA)
     await h.send(ANA, "/start")
-    hand = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    hand = h.last_hand()
     mover = ANA if hand.to.player.same(ANA) else BEA
     await h.send(mover, token=hand.actions[0].token)
     msgs = await h.send(mover, token=hand.actions[0].token, language_code="es")
     assert _reply(msgs, "es").code == "stale_token"
-    nxt = [m for m in h.messages if m.kind == "hand" and m.actions][-1]
+    nxt = h.last_hand()
     waiting = BEA if nxt.to.player.same(ANA) else ANA
     assert _reply(await h.send(waiting, "/move 5o"), "en").code == "not_your_turn"
     assert _reply(await h.send(ANA, token="garbage"), "en").code == "token_malformed"
@@ -334,7 +327,7 @@ async def test_refusal_replies_carry_their_code(h):
 async def test_reindex_leaves_out_a_player_kicked_from_a_match(h, any_redis):
     from service.write.reindex import reindex
 
-    table = await _lobby(h, ANA, BEA, CAL)
+    table = await h.lobby(ANA, BEA, CAL)
     await h.send(ANA, "/start")
     await h.send(ANA, "/kick 2")
     for p in (ANA, BEA, CAL):
