@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from engine.errors import IllegalMove
 from engine.five35 import cards as D
+from engine.five35.cards import GUARD, ONES, THREES, TWOS
 from engine.five35.options import Options, parse_options
 from engine.five35.piles import (
     ADD,
@@ -55,7 +56,7 @@ from engine.rng import SplitMix64, seed_text
 NAME = "535"
 #: entries kept per pile in the legal-move memo before it is emptied: small, because every entry is
 #: a GC-tracked object and a memo of ~700k entries made each full collection pause ~0.2 s
-MEMO_LIMIT = 2_000
+MEMO_LIMIT: Final = 2_000
 
 
 # --- readable descriptions for IllegalMove messages -------------------------------------------
@@ -176,9 +177,9 @@ class Five35Rules:
             return []
         # Every candidate needs at most 3 copies of a rank, so legality depends only on the pile and
         # on which ranks the hand holds at least 1, 2, 3 times: that signature keys a memo.
-        h = state.hands[state.to_move] | D.GUARD
-        g = D.GUARD
-        sig = ((h - D.ONES) & g) | (((h - D.TWOS) & g) >> 1) | (((h - D.THREES) & g) >> 2)
+        g = GUARD
+        h = state.hands[state.to_move] | g
+        sig = ((h - ONES) & g) | (((h - TWOS) & g) >> 1) | (((h - THREES) & g) >> 2)
         memo = state.tables.memo[state.pile]
         moves = memo.get(sig)
         if moves is None:
