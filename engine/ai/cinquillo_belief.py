@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from engine.ai.infoset import CinquilloInfo, ReplayTable
 from engine.ai.medium_cinquillo import score_card
-from engine.cinquillo import PASS, table_mask
-from engine.cinquillo.cards import FULL
+from engine.cinquillo.cards import FULL, PASS
+from engine.cinquillo.state import table_mask
 
 #: inverse temperature of the modelled players' softmax over their cards' scores
 BETA = 1.5

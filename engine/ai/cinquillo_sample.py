@@ -18,8 +18,9 @@ from typing import Any
 from engine.ai import belief_weights
 from engine.ai.cinquillo_belief import log_likelihood
 from engine.ai.infoset import CinquilloInfo, cinquillo_history, cinquillo_table
-from engine.cinquillo import PASS, CinquilloState, cards_of, codes_of
+from engine.cinquillo.cards import PASS, cards_of, codes_of
 from engine.cinquillo.snapshot import VERSION
+from engine.cinquillo.state import CinquilloState
 from engine.rules import rules_for
 
 #: greedy attempts before the exact (Hall-checked) deal takes over

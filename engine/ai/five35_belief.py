@@ -20,9 +20,9 @@ import math
 
 from engine.ai import medium_five35
 from engine.ai.five35_playout import Row
-from engine.five35 import State
 from engine.five35.cards import GUARD, size
 from engine.five35.piles import REQ
+from engine.five35.state import State
 from engine.rules import rules_for
 
 #: inverse temperature of the modelled players' softmax over the medium scores
@@ -58,7 +58,8 @@ def _log_prob(st: State, rows: list[list[Row]], move: int, beta: float) -> float
         if n == n_hand:
             score = CAP
         else:
-            score = base - medium_five35.BREAK if d & used else base
+            broken = d & used  # one break per rank left with copies, as in five35_playout.choose
+            score = base - medium_five35.BREAK * ((broken + used) & GUARD).bit_count() if broken else base
             if eight:
                 score += medium_five35.KEEP_EIGHT if danger or n_hand - n <= 3 else -medium_five35.KEEP_EIGHT
         sc = beta * score

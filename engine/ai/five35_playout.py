@@ -14,16 +14,16 @@ against :func:`engine.ai.medium_five35.choose`.
 
 from __future__ import annotations
 
-import random
+from typing import Final
 
 from engine.ai import medium_five35
-from engine.five35 import State
 from engine.five35.cards import EIGHT, FIELD_BITS, GUARD
+from engine.five35.game import Five35Rules
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS, Tables
-from engine.rules import rules_for
+from engine.five35.state import State
 
 #: the low (count) bits of one rank's field, below its guard bit
-_COUNT_BITS = (1 << (FIELD_BITS - 1)) - 1
+_COUNT_BITS: Final = 7  # (1 << (FIELD_BITS - 1)) - 1
 
 Row = tuple[int, int, float, int, bool, int]
 
@@ -62,8 +62,18 @@ def rows_for(tables: Tables) -> list[list[Row]]:
     return rows
 
 
-def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
-    """The medium player's move for the seat to move in ``st`` (``rows``: :func:`rows_for`)."""
+#: the playouts' tie-breaking generators (31-bit linear congruential, two different ones so that a
+#: decision's draws are not the next decision's seed): a ``random.Random`` per playout cost ~15 us
+#: to seed, half a compiled playout, and ties need no better randomness than this
+_MASK: Final = 0x7FFFFFFF
+_LCG_A: Final = 1103515245
+_LCG_C: Final = 12345
+_TIE_A: Final = 22695477
+
+
+def choose(st: State, rows: list[list[Row]], tie: int) -> int:
+    """The medium player's move for the seat to move in ``st`` (``rows``: :func:`rows_for`;
+    ``tie``: a seed in 0..2**31-1 for breaking ties uniformly at random)."""
     seat = st.to_move
     hand = st.hands[seat] | GUARD
     size = st.counts[seat]
@@ -94,19 +104,24 @@ def choose(st: State, rows: list[list[Row]], rng: random.Random) -> int:
             best, best_score, ties = m, score, 1
         elif score == best_score:
             ties += 1
-            if rng.random() * ties < 1.0:
+            tie = (tie * _TIE_A + 1) & _MASK
+            if (tie >> 8) % ties == 0:  # reservoir sampling: each tied move kept with chance 1/ties
                 best = m
     if st.pile and best_score < 0 and not danger:
         return PASS
     return best
 
 
-_RULES = rules_for("535")
+#: typed, so that the compiled playout calls ``apply`` directly (``rules_for`` returns ``Any``)
+_RULES: Final = Five35Rules()
 
 
-def rollout(st: State, rng: random.Random) -> None:
-    """Play the round out in place, every seat with the medium player's policy."""
+def rollout(st: State, seed: int) -> None:
+    """Play the round out in place, every seat with the medium player's policy (ties broken by a
+    generator seeded with ``seed``: the same seed, the same playout)."""
     rows = rows_for(st.tables)
-    apply = _RULES.apply
+    rules = _RULES
+    x = seed & _MASK
     while not st.over and not st.rounds:
-        apply(st, choose(st, rows, rng))
+        x = (x * _LCG_A + _LCG_C) & _MASK
+        rules.apply(st, choose(st, rows, x))

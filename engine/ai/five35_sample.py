@@ -12,8 +12,8 @@ from typing import Any
 
 from engine.ai import belief_weights, five35_belief, five35_playout
 from engine.ai.infoset import Five35Info, five35_played
-from engine.five35 import State
 from engine.five35 import cards as D
+from engine.five35.state import State
 from engine.rules import rules_for
 
 

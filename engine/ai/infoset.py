@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cinquillo import PASS as CINQ_PASS
-from engine.cinquillo import CinquilloState, card, mask_of, playable_mask
-from engine.cinquillo.cards import FIVE_OROS, FULL, RANGE, SUITS
+from engine.cinquillo.cards import FIVE_OROS, FULL, RANGE, SUITS, card, mask_of
+from engine.cinquillo.cards import PASS as CINQ_PASS
+from engine.cinquillo.state import CinquilloState, playable_mask
 from engine.five35 import cards as D
 from engine.five35.piles import ADD, PASS, PLAY
 

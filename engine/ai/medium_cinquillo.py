@@ -16,17 +16,18 @@ from the view, so it can also serve as a playout policy.
 from __future__ import annotations
 
 import random
+from typing import Final
 
-from engine.cinquillo import PASS, CinquilloState, table_mask
-from engine.cinquillo.cards import FULL, RANGE, SUIT_MASK
+from engine.cinquillo.cards import FULL, PASS, RANGE, SUIT_MASK
+from engine.cinquillo.state import CinquilloState, table_mask
 
 #: weights of the score (tuned by hand against the easy player; see bench/tournament.py)
-FREES_OWN = 3.0
-OWN_BEYOND = 1.0
-OTHERS_BEYOND = 0.6
-OWN_BLOCKED = 6.0
-OTHERS_BLOCKED = 0.8
-EXTRA_TURN = 1.5
+FREES_OWN: Final = 3.0
+OWN_BEYOND: Final = 1.0
+OTHERS_BEYOND: Final = 0.6
+OWN_BLOCKED: Final = 6.0
+OTHERS_BLOCKED: Final = 0.8
+EXTRA_TURN: Final = 1.5
 
 
 def _between(s: int, a: int, b: int) -> int:

@@ -14,18 +14,19 @@ It reads only the seat's own hand, the public pile and the public hand sizes (G-
 from __future__ import annotations
 
 import random
+from typing import Final
 
-from engine.five35 import State
 from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS
+from engine.five35.state import State
 
 #: weights of the score (tuned by hand against the easy player; see bench/tournament.py)
-PER_CARD = 1.0
-LOW_RANK = 0.15
-BREAK = 2.5
-KEEP_EIGHT = 3.0
-ADD_BONUS = 0.5
-DANGER = 2  # a seat with this many cards or fewer is about to go out
+PER_CARD: Final = 1.0
+LOW_RANK: Final = 0.15
+BREAK: Final = 2.5
+KEEP_EIGHT: Final = 3.0
+ADD_BONUS: Final = 0.5
+DANGER: Final = 2  # a seat with this many cards or fewer is about to go out
 
 
 def score_move(hand: int, hand_size: int, move: int, danger: bool) -> float:

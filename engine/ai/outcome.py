@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cinquillo import CinquilloState
-from engine.five35 import State as Five35State
+from engine.cinquillo.state import CinquilloState
+from engine.five35.state import State as Five35State
 
 
 class CinquilloOutcome:

@@ -12,25 +12,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Final
 
 SUITS = "oceb"
 SUIT_NAMES = ("oros", "copas", "espadas", "bastos")
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 RANK_NAMES = ("1", "2", "3", "4", "5", "6", "7", "Sota", "Caballo", "Rey")
-FIVE = 4  # rank index of the 5
-PASS = 40
-DECK_SIZE = 40
-FULL = (1 << DECK_SIZE) - 1
-FIVE_OROS = FIVE  # the card that opens every round (C-3)
+# Final: the compiled engine reads these as constants, not as module-dict look-ups
+FIVE: Final = 4  # rank index of the 5
+PASS: Final = 40
+DECK_SIZE: Final = 40
+FULL: Final = 0xFFFFFFFFFF  # (1 << DECK_SIZE) - 1
+FIVE_OROS: Final = 4  # FIVE: the card that opens every round (C-3)
 
 CODES: tuple[str, ...] = tuple(f"{RANKS[r]}{SUITS[s]}" for s in range(4) for r in range(10))
 _CODE_TO_INT = {code: i for i, code in enumerate(CODES)}
 _CODE_RE = re.compile(r"^(\d{1,2})([a-z])$")
 
-SUIT_MASK = tuple(((1 << 10) - 1) << (10 * s) for s in range(4))
-NOT_SUIT_MASK = tuple(FULL ^ m for m in SUIT_MASK)
-FIVES = sum(1 << (10 * s + FIVE) for s in range(4))
-OTHER_FIVES = FIVES ^ (1 << FIVE_OROS)
+SUIT_MASK: Final = tuple(((1 << 10) - 1) << (10 * s) for s in range(4))
+NOT_SUIT_MASK: Final = tuple(FULL ^ m for m in SUIT_MASK)
+FIVES: Final = sum(1 << (10 * s + FIVE) for s in range(4))
+OTHER_FIVES: Final = FIVES ^ (1 << FIVE_OROS)
 
 
 def card(code: str) -> int:
@@ -119,9 +121,9 @@ def _range_mask(s: int, a: int, b: int) -> int:
 # Tables indexed by s*100 + low*10 + high for an opened suit whose table cards run low..high.
 # ADJACENT: the cards that extend it one step (C-4); OUTSIDE: every card beyond its ends (C-13).
 # RANGE (also s*100 + a*10 + b): the cards a..b of a suit, for the cards that cabrón blocks.
-ADJACENT: list[int] = [0] * 400
-OUTSIDE: list[int] = [0] * 400
-RANGE: list[int] = [0] * 400
+ADJACENT: Final[list[int]] = [0] * 400
+OUTSIDE: Final[list[int]] = [0] * 400
+RANGE: Final[list[int]] = [0] * 400
 for _s in range(4):
     for _lo in range(10):
         for _hi in range(10):

@@ -35,6 +35,11 @@ from engine.errors import IllegalMove
 from engine.rng import Seed, seed_text
 
 _PLAYED_AGAIN = (0, 9)  # rank indexes of the 1 and the Rey (C-11)
+#: the round-win tallies as Fractions, built once: Fraction() is interpreted Python (~1 us each) and
+#: every playout of a search ends a round; Fractions are immutable, so sharing them is safe
+_WHOLE: tuple[Fraction, ...] = tuple(Fraction(i) for i in range(64))
+#: a history entry's move (its low 6 bits) in notation, a card code or "pass"
+_MOVE_TEXT: tuple[str, ...] = (*CODES, "pass", *([""] * 23))
 
 
 def _start_round(st: CinquilloState, hands: list[int]) -> None:
@@ -61,7 +66,7 @@ def _end_round(st: CinquilloState, winners: list[int], end: str) -> None:
         losers = [s for s in range(n) if s not in winners]
     record: dict[str, Any] = {
         "round": st.round_index + 1, "end": end, "winners": winners, "cards_left": left,
-        "moves": [[h >> 6, "pass" if h & 63 == PASS else CODES[h & 63]] for h in st.history],
+        "moves": [[h >> 6, _MOVE_TEXT[h & 63]] for h in st.history],
     }
     if opts.deal == "tradicional":
         record["dealer"] = st.dealer
@@ -79,7 +84,7 @@ def _end_round(st: CinquilloState, winners: list[int], end: str) -> None:
         won = fraction_json(share)
         record["points"] = [won if s in winners else 0 for s in range(n)]
     else:
-        st.scores = [Fraction(w) for w in round_wins]
+        st.scores = [_WHOLE[w] if w < 64 else Fraction(w) for w in round_wins]
     if st.pay:
         each = st.pot // len(winners)
         taken = [each if s in winners else 0 for s in range(n)]

@@ -6,7 +6,8 @@ fast path for playouts is :data:`RULES` (integer moves, in place, see :mod:`engi
 Modules: :mod:`~engine.five35.cards` (ranks, points, packed card multisets), :mod:`~.options`,
 :mod:`~.piles` (pile kinds, beating, adding, the move table and lookup tables), :mod:`~.state`
 (the state class and determinization helpers for AI players), :mod:`~.game` (the rules object),
-:mod:`~.view` (what a seat sees), :mod:`~.snapshot` (saving and loading a whole state).
+:mod:`~.view` (what a seat sees), :mod:`~.snapshot` (saving and loading a whole state),
+:mod:`~.refusals` (why a move is refused, G-2).
 
 Notation: ``pass``, ``play <ranks>`` (lead or overwrite), ``add <ranks>``; ranks ascending,
 separated by single spaces (``play 7 7``, ``add 2 7``).  Decoding also accepts any whitespace,

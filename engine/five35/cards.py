@@ -12,30 +12,31 @@ boxes ints from 63 bits on, and every operation on them then goes through the sl
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 #: The ranks in the deck's order, low to high (F-1: no 6, no 10).  Index in this tuple = rank index.
 RANKS: tuple[int, ...] = (1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 15)
-NRANKS = len(RANKS)
+NRANKS: Final = 13  # len(RANKS); literal Finals are compiled to constants (tests check them)
 #: rank -> rank index
 RANK_INDEX: dict[int, int] = {r: i for i, r in enumerate(RANKS)}
 #: the index of rank 8 (the Rule of 8, F-10)
-EIGHT = RANK_INDEX[8]
+EIGHT: Final = 6  # RANK_INDEX[8]
 
 #: F-3 default point values, by rank.
 DEFAULT_POINTS: dict[int, int] = {
     1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 7: 2, 9: 2, 11: 3, 12: 3, 13: 3, 14: 4, 15: 4, 8: 5,
 }
 
-FIELD_BITS = 4
-FIELD_MASK = (1 << FIELD_BITS) - 1
+FIELD_BITS: Final = 4
+FIELD_MASK: Final = 15  # (1 << FIELD_BITS) - 1
 #: the guard bit of every field (its top bit, bit 3); counts stay below it (at most 5); see :func:`holds`
-GUARD = sum(1 << (FIELD_BITS - 1) << (FIELD_BITS * i) for i in range(NRANKS))
+GUARD: Final = 0x8888888888888
 #: packed value of one card of each rank index
-UNIT: tuple[int, ...] = tuple(1 << (FIELD_BITS * i) for i in range(NRANKS))
+UNIT: Final[tuple[int, ...]] = tuple(1 << (FIELD_BITS * i) for i in range(NRANKS))
 #: one, two, three cards of every rank (used to test "at least k copies" of all ranks at once)
-ONES = sum(UNIT)
-TWOS = 2 * ONES
-THREES = 3 * ONES
+ONES: Final = 0x1111111111111  # sum(UNIT)
+TWOS: Final = 0x2222222222222
+THREES: Final = 0x3333333333333
 
 
 def copies(players: int) -> int:

@@ -17,36 +17,25 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from engine.errors import IllegalMove
 from engine.five35 import cards as D
-from engine.five35.options import Options, parse_options
+from engine.five35.cards import GUARD, ONES, THREES, TWOS
+from engine.five35.options import parse_options
 from engine.five35.piles import (
     ADD,
-    EMPTY,
-    GROUP,
-    KIND_NAMES,
     MAX_CARDS,
     NCARDS,
     NMOVES,
     PASS,
-    PILES,
     PLAY,
     REQ,
-    RUN,
-    RUN_END,
-    SINGLE,
-    Pile,
-    judge,
     make_move,
-    move_parts,
     move_text,
-    pile_cards,
-    pile_cards_ranks,
-    shape,
     tables_for,
 )
+from engine.five35.refusals import explain
 from engine.five35.snapshot import restore, snapshot
 from engine.five35.state import State
 from engine.five35.view import copy_round, view, views
@@ -55,27 +44,7 @@ from engine.rng import SplitMix64, seed_text
 NAME = "535"
 #: entries kept per pile in the legal-move memo before it is emptied: small, because every entry is
 #: a GC-tracked object and a memo of ~700k entries made each full collection pause ~0.2 s
-MEMO_LIMIT = 2_000
-
-
-# --- readable descriptions for IllegalMove messages -------------------------------------------
-
-
-def _cards_text(indices: list[int] | tuple[int, ...]) -> str:
-    return " ".join(str(D.RANKS[i]) for i in indices)
-
-
-def describe_pile(pile: Pile) -> str:
-    """English for a pile: ``the single 9``, ``the group 7 7 7``, ``the run 3 4 5``."""
-    kind, _, _ = pile
-    if kind == SINGLE:
-        return f"the single {_cards_text(pile_cards(pile))}"
-    name = "group" if kind == GROUP else "run"
-    return f"the {name} {_cards_text(pile_cards(pile))}"
-
-
-def _size_word(kind: int) -> str:
-    return str(KIND_NAMES[kind])
+MEMO_LIMIT: Final = 2_000
 
 
 class Five35Rules:
@@ -176,9 +145,9 @@ class Five35Rules:
             return []
         # Every candidate needs at most 3 copies of a rank, so legality depends only on the pile and
         # on which ranks the hand holds at least 1, 2, 3 times: that signature keys a memo.
-        h = state.hands[state.to_move] | D.GUARD
-        g = D.GUARD
-        sig = ((h - D.ONES) & g) | (((h - D.TWOS) & g) >> 1) | (((h - D.THREES) & g) >> 2)
+        g = GUARD
+        h = state.hands[state.to_move] | g
+        sig = ((h - ONES) & g) | (((h - TWOS) & g) >> 1) | (((h - THREES) & g) >> 2)
         memo = state.tables.memo[state.pile]
         moves = memo.get(sig)
         if moves is None:
@@ -272,76 +241,9 @@ class Five35Rules:
                               count=len(ranks))
         return make_move(PLAY if word == "play" else ADD, tuple(sorted(ranks)))
 
-    # --- refusals (G-2) --------------------------------------------------------------------------
-
     def explain(self, state: State, move: int) -> Exception:
-        """Why ``move`` is refused now.  Checks, in order: the move itself (too many cards, not a
-        pile), the hand (not_in_hand), then the table (pass/add/overwrite rules)."""
-        s = state
-        if s.over:
-            return IllegalMove("game_over", "The match is over.")
-        kind, ranks = move_parts(move)
-        cards = [D.RANKS[i] for i in ranks]
-        if kind != PASS:
-            if len(ranks) > MAX_CARDS:
-                return IllegalMove("too_many_cards",
-                                   f"You can put down at most {MAX_CARDS} cards at a time, "
-                                   f"not {len(ranks)}.", count=len(ranks))
-            if kind == PLAY and shape(ranks) is None:
-                return IllegalMove("not_a_pile",
-                                   f"The cards {_cards_text(ranks)} do not form a pile: play one card, "
-                                   "cards of one rank, or cards of consecutive ranks.", cards=cards)
-            if not D.holds(s.hands[s.to_move], D.pack_indices(ranks)):
-                return IllegalMove("not_in_hand", f"You do not hold {_cards_text(ranks)}.",
-                                   cards=cards)
-        pile = PILES[s.pile]
-        err, _, _ = judge(pile, kind, ranks, s.options.runs_low_beats_high, s.tables.group_end)
-        return self._message(err, pile, kind, ranks, s.tables.group_end, s.options)
-
-    @staticmethod
-    def _message(err: str | None, pile: Pile, kind: int, ranks: tuple[int, ...], group_end: int,
-                 opts: Options) -> IllegalMove:
-        cards = [D.RANKS[i] for i in ranks]
-        here = describe_pile(pile) if pile != EMPTY else ""
-        pk, _, psize = pile
-        if err == "leader_cannot_pass":
-            return IllegalMove(err, "You lead this trick: play 1 to 3 cards; the leader cannot pass.")
-        if err == "nothing_to_add_to":
-            return IllegalMove(err, "You lead this trick: there is no pile to add to; "
-                               "play 1 to 3 cards.", cards=cards)
-        if err == "wrong_type_or_size":
-            if psize > MAX_CARDS:
-                msg = (f"The pile is {here}, {psize} cards: more than a play can match. "
-                       "Add to it or pass.")
-            else:
-                other = "or pass" if pk == SINGLE else "add to it, or pass"
-                msg = (f"To overwrite {here} play a {_size_word(pk)} of {psize} card"
-                       f"{'s' if psize > 1 else ''} that beats it, {other}.")
-            return IllegalMove(err, msg, cards=cards, pile=pile_cards_ranks(pile))
-        if err == "does_not_beat":
-            new = shape(ranks)
-            assert new is not None
-            if pk == RUN:
-                how = ("a run beats another when it starts lower" if opts.runs_low_beats_high
-                       else "a run beats another when it starts higher")
-            else:
-                how = "it needs a higher rank"
-            return IllegalMove(err, f"{describe_pile(new).capitalize()} does not beat {here}: {how}.",
-                               cards=cards, pile=pile_cards_ranks(pile))
-        if err == "cannot_add_to_single":
-            return IllegalMove(err, f"A single cannot be added to: overwrite {here} with a higher "
-                               "single, or pass.", cards=cards, pile=pile_cards_ranks(pile))
-        if err == "add_does_not_fit":
-            how = ("cards of its rank" if pk == GROUP
-                   else "new consecutive ranks at either end (or both)")
-            return IllegalMove(err, f"The cards {_cards_text(ranks)} do not extend {here}: add {how}.",
-                               cards=cards, pile=pile_cards_ranks(pile))
-        if err == "too_long":
-            limit = group_end if pk == GROUP else RUN_END
-            return IllegalMove(err, f"That makes a {_size_word(pk)} of {psize + len(ranks)} cards; "
-                               f"a {_size_word(pk)} ends the trick at {limit} cards and cannot "
-                               "grow past it.", cards=cards, limit=limit)
-        return IllegalMove("illegal", "That move is not allowed now.", cards=cards)
+        """Why ``move`` is refused now (G-2); see :func:`engine.five35.refusals.explain`."""
+        return explain(state, move)
 
     # --- reporting -------------------------------------------------------------------------------
 

@@ -18,18 +18,25 @@ from the notation parser, so that ``explain`` can say why they are refused.
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
+from typing import Final
 
 from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK, NRANKS, RANKS, pack_indices
 
-NONE, SINGLE, GROUP, RUN = 0, 1, 2, 3
+# Final: the compiled engine reads these as constants, not as module-dict look-ups
+NONE: Final = 0
+SINGLE: Final = 1
+GROUP: Final = 2
+RUN: Final = 3
 KIND_NAMES = {NONE: None, SINGLE: "single", GROUP: "group", RUN: "run"}
-PASS, PLAY, ADD = 0, 1, 2
+PASS: Final = 0
+PLAY: Final = 1
+ADD: Final = 2
 MOVE_WORDS = {PASS: "pass", PLAY: "play", ADD: "add"}
 
 #: F-9: a run reaches its end at 5 cards
-RUN_END = 5
+RUN_END: Final = 5
 #: a play or an add puts down at most 3 cards (F-4, F-8)
-MAX_CARDS = 3
+MAX_CARDS: Final = 3
 
 Pile = tuple[int, int, int]
 EMPTY: Pile = (NONE, 0, 0)
@@ -136,7 +143,7 @@ def _all_piles() -> list[Pile]:
 
 
 #: every pile that can be on the table; its index is its id (0 = no pile)
-PILES: list[Pile] = _all_piles()
+PILES: Final[list[Pile]] = _all_piles()
 PILE_ID: dict[Pile, int] = {p: i for i, p in enumerate(PILES)}
 
 
@@ -154,16 +161,16 @@ def _all_moves() -> list[tuple[int, tuple[int, ...]]]:
 
 
 #: the move table: ``MOVES[m] = (kind, rank indices ascending)``; ``MOVES[0]`` is pass
-MOVES: list[tuple[int, tuple[int, ...]]] = _all_moves()
-NMOVES = len(MOVES)
+MOVES: Final[list[tuple[int, tuple[int, ...]]]] = _all_moves()
+NMOVES: Final = len(MOVES)
 MOVE_ID: dict[tuple[int, tuple[int, ...]], int] = {m: i for i, m in enumerate(MOVES)}
 #: the packed cards each move puts down
-REQ: list[int] = [pack_indices(r) for _, r in MOVES]
+REQ: Final[list[int]] = [pack_indices(r) for _, r in MOVES]
 #: the number of cards each move puts down
-NCARDS: list[int] = [len(r) for _, r in MOVES]
+NCARDS: Final[list[int]] = [len(r) for _, r in MOVES]
 
 #: extended moves (readable but never legal): ``EXT_BASE + (packed_counts << 2) + kind``
-EXT_BASE = 1 << 16
+EXT_BASE: Final = 65536  # 1 << 16
 
 
 def move_parts(move: int) -> tuple[int, tuple[int, ...]]:

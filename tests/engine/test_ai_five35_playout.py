@@ -40,7 +40,7 @@ def test_the_fast_policy_makes_the_medium_players_choice(config, seed, steps):  
     state = position(config, seed, steps)
     base = _game(state, seed).base
     legal = engine.rules_for(base).legal(base)
-    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), random.Random(seed))
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), seed % 2**31)
     slow = medium_five35.choose(base, legal, random.Random(seed))
     assert fast in legal
     # Both pass, or both play a card of the same medium score (ties may be broken differently).
@@ -57,7 +57,7 @@ def test_a_move_that_breaks_two_groups_costs_two_breaks():  # F-8
     base = _game(state, 16).base
     assert D.unpack(base.hands[base.to_move])[:5] == [1, 2, 2, 3, 3]
     legal = engine.rules_for(base).legal(base)
-    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), random.Random(1))
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), 1)
     assert medium_five35.choose(base, legal, random.Random(1)) == PASS
     assert fast == PASS
 
@@ -69,7 +69,7 @@ def test_a_playout_ends_the_round_with_legal_moves(config, seed, steps):  # F-12
     game = _game(state, seed)
     st_ = game.sample(random.Random(seed))
     before = len(st_.history)
-    five35_playout.rollout(st_, random.Random(seed))
+    five35_playout.rollout(st_, seed % 2**31)
     assert st_.rounds and st_.rounds[0]["cards_left"].count(0) == 1  # one seat went out
     assert len(st_.history) > before
     assert 0.0 <= game.rewards(st_)[game.base.to_move] <= 1.0

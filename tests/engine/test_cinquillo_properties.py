@@ -217,3 +217,11 @@ def test_given_hands_are_dealt_and_the_5_de_oros_opens(players: int, deck: list[
     assert engine.to_move(s) == holder and engine.legal_moves(s) == ["5o"]
     for seat in range(players):
         assert engine.view(s, seat)["hand"] == sorted(hands[seat], key=CODES.index)
+
+
+def test_the_literal_constants_are_what_they_stand_for() -> None:  # C-1
+    # The compiled engine reads Final literals as constants; they must equal what they abbreviate.
+    from engine.cinquillo import cards as C
+
+    assert C.FULL == (1 << C.DECK_SIZE) - 1 and C.PASS == C.DECK_SIZE
+    assert C.RANKS.index(5) == C.FIVE and C.card("5o") == C.FIVE_OROS

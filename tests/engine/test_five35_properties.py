@@ -179,3 +179,15 @@ def test_illegal_moves_are_refused_with_a_reason_and_change_nothing(
                 raise AssertionError(f"{text} was accepted but is not in {sorted(legal)}")
             assert api.snapshot(s) == before
         s = api.play(s, rng.choice(sorted(legal)))
+
+
+def test_the_literal_constants_are_what_they_stand_for():  # F-1
+    # The compiled engine reads Final literals as constants; they must equal what they abbreviate.
+    from engine.five35 import cards as D
+    from engine.five35 import piles as P
+
+    assert len(D.RANKS) == D.NRANKS and D.RANK_INDEX[8] == D.EIGHT
+    assert D.FIELD_MASK == (1 << D.FIELD_BITS) - 1
+    assert sum(1 << (D.FIELD_BITS - 1) << (D.FIELD_BITS * i) for i in range(D.NRANKS)) == D.GUARD
+    assert sum(D.UNIT) == D.ONES and D.TWOS == 2 * D.ONES and D.THREES == 3 * D.ONES
+    assert P.EXT_BASE == 1 << 16
