@@ -28,6 +28,7 @@ from adapters.telegram.render import (
     MAIN,
     PLATFORM,
     Content,
+    Edit,
     Post,
     Show,
     hand_link,
@@ -90,7 +91,7 @@ class OutboxHandler:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
         for op in routed.ops:
-            if isinstance(op, Post):
+            if isinstance(op, Post | Edit):  # an Edit: a board redrawn in the message pressed
                 posts.append(self.sender.submit(op))
             elif await self.state.want_content(PLATFORM, op.chat, op.table, op.slot, op.rank,
                                                op.content.to_json()):

@@ -135,7 +135,7 @@ class Edit:
 class Routed:
     """What one outbox message asks of the adapter."""
 
-    ops: list[Show | Post] = field(default_factory=list)
+    ops: list[Show | Post | Edit] = field(default_factory=list)
     group_table: tuple[str, str] | None = None  # (chat, table): a group shows this table
     # (chat, table, the winners' user ids, the name of each person seated by user id): a group's end
     group_result: tuple[str, str, list[str], dict[str, str]] | None = None
@@ -283,7 +283,9 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
                                 who=to.player.name or to.player.user, locale=loc,
                                 fresh=msg.id.startswith(HAND_PREFIX)))
         else:
-            out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
+            from adapters.telegram.replies import reply_ops  # it builds on Content, defined here
+
+            out.ops += reply_ops(msg, chat, web, bot_username)
         return out
     room = to.room
     if room is None or room.platform != PLATFORM:
@@ -321,5 +323,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if group:
             out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
-    out.ops.append(Post(chat, Content(_clip(msg.text), web), msg.id))
+    from adapters.telegram.replies import reply_ops
+
+    out.ops += reply_ops(msg, chat, web, bot_username)
     return out
