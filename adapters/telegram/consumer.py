@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from adapters.telegram.autopass import AutoPass
-from adapters.telegram.content import MAIN, PLATFORM, Content, Op, Post, Show, is_group
+from adapters.telegram.content import MAIN, PLATFORM, Content, Edit, Op, Post, Show, is_group
 from adapters.telegram.keyboards import hand_link
 from adapters.telegram.presses import PREFIX, Presses
 from adapters.telegram.render import milestones, route, seat_names
@@ -82,7 +82,7 @@ class OutboxHandler:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
         for op in routed.ops:
-            if isinstance(op, Post):
+            if isinstance(op, Post | Edit):  # an Edit: a board redrawn in the message pressed
                 posts.append(self.sender.submit(op))
             elif await self.state.want_content(PLATFORM, op.chat, op.table, op.slot, op.rank,
                                                op.content.to_json()):

@@ -20,12 +20,14 @@ from adapters.telegram.content import (
     PLATFORM,
     ROOM_RANK,
     Content,
+    Edit,
     Post,
     Rows,
     Show,
     clip,
 )
 from adapters.telegram.keyboards import hand_link, lobby_rows, move_keyboard, web_rows
+from adapters.telegram.replies import reply_ops
 from adapters.telegram.texts import announcements, hand_text, lobby_text, table_text
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
@@ -40,7 +42,7 @@ MILESTONES = (60, 30, 10)
 class Routed:
     """What one outbox message asks of the adapter."""
 
-    ops: list[Show | Post] = field(default_factory=list)
+    ops: list[Show | Post | Edit] = field(default_factory=list)
     group_table: tuple[str, str] | None = None  # (chat, table): a group shows this table
     # (chat, table, the winners' user ids, the name of each person seated by user id): a group's end
     group_result: tuple[str, str, list[str], dict[str, str]] | None = None
@@ -146,7 +148,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
                                 who=to.player.name or to.player.user, locale=loc,
                                 fresh=msg.id.startswith(HAND_PREFIX)))
         else:
-            out.ops.append(Post(chat, Content(clip(msg.text), web), msg.id))
+            out.ops += reply_ops(msg, chat, web, bot_username)
         return out
     room = to.room
     if room is None or room.platform != PLATFORM:
@@ -184,5 +186,5 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if group:
             out.group_result = (chat, table, *group_people(msg, seat_names))
         return out
-    out.ops.append(Post(chat, Content(clip(msg.text), web), msg.id))
+    out.ops += reply_ops(msg, chat, web, bot_username)
     return out

@@ -205,7 +205,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
         room = Room(platform=name, chat=event.chat.id, kind=event.chat.kind)
         if isinstance(event, ActionEvent):
             await gateway.submit(user=user, room=room, token=event.token, language_code=event.user.locale,
-                                 command_id=cid)
+                                 command_id=cid, replaces=event.message)
         else:
             await gateway.submit(event.text, user=user, room=room, language_code=event.user.locale,
                                  command_id=cid)

@@ -63,6 +63,10 @@ class ActionEvent(BaseModel):
     chat: Chat
     user: User
     token: str = Field(min_length=1, max_length=512)
+    message: str | None = Field(
+        default=None, max_length=128, description="the id of the outbound message whose button was pressed, "
+        "if the platform has it: a callback that redraws that message (the /rating and /top buttons) names "
+        "it in its replaces")
 
 
 InboundEvent = Annotated[MessageEvent | ActionEvent, Field(discriminator="type")]
@@ -169,6 +173,10 @@ class OutboundMessage(BaseModel):
         "ever on a message to that person, never on a chat's); on a chat's table or match_over, a "
         "spectator's link (no hand); on a replay, the replay page; null otherwise. A signed link "
         "expires (6 hours after delivery); a later message carries a fresh one")
+    replaces: str | None = Field(
+        default=None, description="the id of an earlier message this one redraws (the action event's "
+        "message: a /rating or /top button pressed on it): edit that message in place if the platform "
+        "can, else show this one as new; null for a message of its own")
 
     @classmethod
     def of(cls, msg: Message) -> OutboundMessage:
@@ -184,6 +192,7 @@ class OutboundMessage(BaseModel):
         return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
                    locale=msg.locale, text=msg.text, view=msg.view, deadline=msg.deadline, code=msg.code,
                    buttons=[Button(label=a.label, token=a.token) for a in msg.actions], link=msg.link,
+                   replaces=msg.replaces,
                    seats=None if msg.seats is None else
                    [None if p is None else SeatPerson(platform=p.platform, name=p.name,
                                                       id=p.user if p.platform == platform else None)

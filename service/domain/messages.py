@@ -101,7 +101,8 @@ class Message(BaseModel):
         text = self.text
         if self.lines and (again or not text):
             text = render_lines(self.lines, loc, self.view)
-        actions = [a if a.label and not again else
+        # A reply in words keeps its labels too (a board's buttons, labelled and marked by the gateway).
+        actions = [a if a.label and (not again or not self.lines) else
                    a.model_copy(update={"label": move_text(self.game, a.move, loc)}) for a in self.actions]
         return self.model_copy(update={"text": text, "actions": actions, "locale": loc})
 

@@ -103,21 +103,28 @@ async def board_text(store: RatingStore, room: Room, locale: str, game: str | No
     return "\n\n".join(parts)
 
 
-def view_move(name: str, game: str | None = None, window: str | None = None) -> str:
-    """The move of a board button: ``rating``, or ``top`` with a game and a window code."""
-    return "rating" if name == "rating" else f"top {_GAME_CODE[game]} {_WINDOW_CODE[window]}"
+def view_move(name: str, game: str | None = None, window: str | None = None, *, anew: bool = False) -> str:
+    """The move of a board button: ``rating``, or ``top`` with a game and a window code; ``anew``: the
+    view is posted as a message of its own (a button on a message that is not a board: standings)."""
+    move = "rating" if name == "rating" else f"top {_GAME_CODE[game]} {_WINDOW_CODE[window]}"
+    return f"{move} n" if anew else move
 
 
 def parse_view(move: str) -> tuple[str, dict[str, Any]] | None:
-    """The view a board button's move names, as ``(name, args)`` of :func:`answer`; None: no view."""
-    if move == "rating":
-        return "rating", {}
+    """The view a board button's move names, as ``(name, args)`` of :func:`answer` (``args["anew"]``
+    for a view posted anew); None: no view."""
     words = move.split(" ")
+    anew = len(words) > 1 and words[-1] == "n"
+    if anew:
+        words = words[:-1]
     games = {v: k for k, v in _GAME_CODE.items()}
     windows = {v: k for k, v in _WINDOW_CODE.items()}
+    if words == ["rating"]:
+        return "rating", {"anew": True} if anew else {}
     if len(words) != 3 or words[0] != "top" or words[1] not in games or words[2] not in windows:
         return None
-    return "top", {"game": games[words[1]], "window": windows[words[2]]}
+    args: dict[str, Any] = {"game": games[words[1]], "window": windows[words[2]]}
+    return "top", {**args, "anew": True} if anew else args
 
 
 def buttons(secret: bytes, locale: str, name: str, args: dict[str, Any]) -> list[Action]:
@@ -145,3 +152,12 @@ async def answer(store: RatingStore, name: str, args: dict[str, Any], user: Play
     else:
         text = await board_text(store, room, locale, args.get("game"), args.get("window"), now)
     return {"text": text, "actions": buttons(secret, locale, name, args) if secret else []}
+
+
+async def press(store: RatingStore, move: str, user: Player, room: Room, locale: str, now: float,
+                secret: bytes) -> dict[str, Any]:
+    """The answer to a board button: its view (an unknown one, from an older version: the default
+    board), with ``redraw`` set when it replaces the message pressed (see the module docstring)."""
+    name, args = parse_view(move) or ("top", {})
+    out = await answer(store, name, args, user, room, locale, now, secret)
+    return {**out, "redraw": not args.get("anew")}

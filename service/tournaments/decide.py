@@ -20,6 +20,7 @@ from service.domain.identities import Player
 from service.domain.tables.decide import Refused
 from service.domain.tokens import issue
 from service.protocol import text
+from service.ratings.boards import BOARD, view_move
 from service.tournaments import swiss
 from service.tournaments.events import (
     EntrantJoined,
@@ -80,13 +81,20 @@ class _Builder:
         self.d.after = evolve(self.d.after, event, tid=self.cmd.table)
         self.d.events.append(event)
 
-    def say(self, lines: list[text.Item], actions: list[Wire] | None = None) -> None:
+    def say(self, lines: list[text.Item], actions: list[Wire] | None = None,
+            view: Wire | None = None) -> None:
         t = self.t
         self.d.messages.append({
             "id": f"{self.cmd.id}:{len(self.d.messages)}", "table": t.id, "version": t.version,
             "to": {"room": t.room.__dict__.copy(), "player": None}, "locale": t.locale, "kind": "reply",
-            "text": "", "lines": lines, "game": t.game, "view": None, "actions": actions or [],
+            "text": "", "lines": lines, "game": t.game, "view": view, "actions": actions or [],
             "deadline": None, "code": None})
+
+    def board(self, secret: bytes) -> list[Wire]:
+        """The group's leaderboard of the game, as a button (posted anew: it is not this message)."""
+        move = view_move("top", self.t.game, anew=True)
+        token = issue(secret, table=BOARD, seat=0, version=0, move=move)
+        return [{"move": move, "token": token, "label": ""}]
 
 
 def refusal_message(cmd: TableCommand, refused: Refused, version: int) -> Wire:
@@ -150,9 +158,9 @@ def _open(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
 def _signup(b: _Builder, ctx: Context) -> None:
     t = b.t
     names = [_name(p) for p in t.entrants]
+    # Labels in the reader's language when the message is read (i18n.render.move_text).
     actions = [{"move": m, "token": issue(ctx.secret, table=t.id, seat=0, version=t.version, move=m),
-                "label": label}
-               for m, label in (("join", "/tournament join"), ("start", "/tournament start"))]
+                "label": ""} for m in ("join", "leave", "start")]
     b.say([text.t("tournament.signup", game=t.game, rounds=t.rounds, seats=t.seats, creator=_name(t.creator),
                   n=len(names), entrants=text.joined(names) if names else "—")], actions)
 
@@ -227,7 +235,7 @@ def _start_round(b: _Builder, ctx: Context, round_no: int, order: list[int]) -> 
                                      commitment=t.commitment)]
     lines += [text.t("tournament.table_line", k=k + 1, names=text.joined(_names(t, d.seats)))
               for k, d in enumerate(draws)]
-    b.say(lines)
+    b.say(lines, view={"round": round_no, "tables": [d.table for d in draws]})  # a platform links each table
     b.d.tables += [table_command(t, d, b.cmd, ctx) for d in draws]
 
 
@@ -265,7 +273,7 @@ def _table_finished(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     rows = [text.t("tournament.standing_row", pos=pos, name=_name(t.entrants[i]), points=_num(totals[i]))
             for pos, i in enumerate(t.order(), 1)]
     b.say([text.t("tournament.standings", n=t.round, rounds=t.rounds), *rows,
-           text.t("tournament.seed", seed=t.seed, commitment=t.commitment)])
+           text.t("tournament.seed", seed=t.seed, commitment=t.commitment)], b.board(ctx.secret))
     if t.round < t.rounds:
         _start_round(b, ctx, t.round + 1, t.order())
         return
@@ -273,7 +281,7 @@ def _table_finished(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     b.emit(TournamentFinished(podium=podium))
     names = [_name(b.t.entrants[i]) for i in podium]
     b.say([text.t("tournament.podium", first=names[0], second=names[1] if len(names) > 1 else "—",
-                  third=names[2] if len(names) > 2 else "—")])
+                  third=names[2] if len(names) > 2 else "—")], b.board(ctx.secret))
 
 
 def _num(x: float) -> str:

@@ -146,6 +146,12 @@ class Director:
                 d = Decision(after=t, messages=[refusal_message(cmd, r, t.version if t else 0)])
                 outcome = f"refused:{r.code}"
             if not d.events and not d.messages:
+                # Nothing to do now, but maybe because this very command was applied and the director
+                # died before what follows (a report that ended a round: its next round's tables):
+                # a copy of an applied command must redo that part, as a duplicate does below.
+                if t is not None and await self.redis.sismember(self._keys(cmd.table)[2], cmd.id):
+                    await self._ensure(cmd, t, ctx)
+                    return "duplicate"
                 return "noop"
             args: list[Any] = [t.version if t else 0, cmd.table, "", "", "", 0, 1, cmd.id, len(d.events),
                                *(encode(e, at=ctx.now, cmd=cmd.id) for e in d.events), len(d.messages)]

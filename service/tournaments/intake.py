@@ -48,8 +48,8 @@ async def command(redis: Any, prefix: str, secret: bytes, cid: str, command_id: 
 
 async def press(redis: Any, prefix: str, cid: str, tournament: str, move: str, token: str, user: Player,
                 room: Room, locale: str, moderator: bool, at: float, answer: Answer) -> str:
-    """A sign-up button (its token names the tournament): join or start, for whoever pressed it."""
-    if move not in ("join", "start"):
+    """A sign-up button (its token names the tournament): join, leave or start, for whoever pressed it."""
+    if move not in ("join", "leave", "start"):
         return await answer(translate(locale, "refusal.token_forged"), "token_forged")
     await redis.xadd(commands_key(prefix), {"c": TableCommand(
         id=cid, table=tournament, name="tournament", args={"action": move}, actor=user, room=room,

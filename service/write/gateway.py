@@ -270,9 +270,8 @@ class Gateway:
         except TokenError as e:
             return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
         if claims.table == boards.BOARD:  # a /rating or /top button: that view, redrawn in its message
-            view = boards.parse_view(claims.move) or ("top", {})
-            return await answer(**await boards.answer(self.ratings, *view, user, room, locale, self.clock(),
-                                                      self.secrets[0]), redraw=True)
+            return await answer(**await boards.press(self.ratings, claims.move, user, room, locale,
+                                                     self.clock(), self.secrets[0]))
         if is_tournament(claims.table):  # a sign-up button: join or start
             return await intake.press(self.redis, self.keys.prefix, cid, claims.table, claims.move, token,
                                       user, room, locale, moderator, self.clock(), answer)

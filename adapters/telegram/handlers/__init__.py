@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from adapters.telegram.handlers import buttons, group, private
+from adapters.telegram.handlers import boards, buttons, group, private
 
 
 def routers() -> list[Router]:
-    """Every router, in the order the dispatcher tries them (buttons first: they match on data)."""
-    return [buttons.router(), private.router(), group.router()]
+    """Every router, in the order the dispatcher tries them (buttons first: they match on data; a
+    reply's buttons before the moves', whose tokens look alike)."""
+    return [boards.router(), buttons.router(), private.router(), group.router()]

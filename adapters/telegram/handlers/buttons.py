@@ -58,14 +58,15 @@ def _alert(text: str) -> str:
 
 
 async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, text: str | None, *, user: Player,
-                  room: Room, token: str | None = None, moderator: bool = False) -> str | None:
+                  room: Room, token: str | None = None, moderator: bool = False,
+                  replaces: str | None = None) -> str | None:
     """Hand the press to the service and wait a moment for its verdict: the refusal's text, or None
     (accepted, or no verdict in time)."""
     cid = command_id(cq.id)
     presses.expect(cid)
     try:
         await gateway.submit(text, user=user, room=room, token=token, command_id=cid, moderator=moderator,
-                             language_code=cq.from_user.language_code)
+                             language_code=cq.from_user.language_code, replaces=replaces)
     except BaseException:
         presses.discard(cid)
         raise

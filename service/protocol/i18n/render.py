@@ -54,6 +54,10 @@ def move_text(game: str | None, move: str, locale: str | None) -> str:
     if move == "pass":
         return _t(locale, "move.pass")
     verb, _, rest = move.partition(" ")
+    if verb in ("join", "leave", "start") and not rest:  # a tournament's sign-up button
+        return _t(locale, f"tournament.btn.{verb}")
+    if verb in ("top", "rating"):  # a board button on a tournament's standings (service.ratings.boards)
+        return _t(locale, "board.btn.rating" if verb == "rating" else "board.btn.top")
     if verb in ("play", "add") and rest and game != "cinquillo":
         return _t(locale, f"move.{verb}", cards=rest)
     if game != "535" and _CARD_RE.fullmatch(move):

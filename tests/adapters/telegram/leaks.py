@@ -19,8 +19,15 @@ def mentions(text: str, cards: set[str]) -> set[str]:
     return found | {c for c in cards for loc in ("es", "en") if card_name(c, loc) in text}
 
 
+# An action token's head (format, table, seat, version: service.domain.tokens): its base-36 version
+# can read like a card code (".1e." at version 50, the ace of swords), which is no card; the move
+# after it, which may name one, stays in what is scanned.
+_TOKEN_HEAD = re.compile(r"\b1[A-Za-z0-9_-]{1,64}\.[0-9a-z]+\.[0-9a-z]+\.")
+
+
 def _sent(call: Any) -> str:
-    return f"{call.params.get('text', '')}\n{call.params.get('reply_markup', '')}"
+    sent = f"{call.params.get('text', '')}\n{call.params.get('reply_markup', '')}"
+    return _TOKEN_HEAD.sub("", sent)
 
 
 async def assert_no_leak(w: World, table: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from service.protocol.i18n import translate
 from service.tournaments.director import Director
 from tests.adapters.webhook.support import FakePlatform, Harness, event
 
@@ -27,10 +28,10 @@ async def test_signup_buttons_and_the_first_round_over_http(fake_redis):
     try:
         await post(event("/tournament 535 rounds=1", user="u1", chat=GROUP, name="Ana"))
         signup = await platform.wait_for(lambda: [m for m in platform.to_chat(GROUP) if m["buttons"]])
-        labels = {b["label"] for b in signup[0]["buttons"]}
-        assert labels == {"/tournament join", "/tournament start"} and "Ana" in signup[0]["text"]
-        join, start = (next(b["token"] for b in signup[0]["buttons"] if b["label"].endswith(w))
-                       for w in ("join", "start"))
+        labels = [b["label"] for b in signup[0]["buttons"]]
+        assert labels == [translate("en", f"tournament.btn.{m}") for m in ("join", "leave", "start")]
+        assert "Ana" in signup[0]["text"]
+        join, _, start = (b["token"] for b in signup[0]["buttons"])
         await post(event(user="u2", chat=GROUP, name="Bea", token=join))
         await platform.wait_for(lambda: [m for m in platform.to_chat(GROUP) if "Bea" in m["text"]])
         # Bea may not start it: a clear refusal, with its code.

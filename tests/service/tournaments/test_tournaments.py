@@ -77,7 +77,7 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
     opened = await w.send(ANA, "/tournament cinquillo rounds=3")
     signup = reply_of(opened)
     assert signup.to.room is not None and GROUP.same(signup.to.room) and "Ana" in signup.text
-    assert {a.move for a in signup.actions} == {"join", "start"}
+    assert {a.move for a in signup.actions} == {"join", "leave", "start"}
     join_token = next(a.token for a in signup.actions if a.move == "join")
     start_token = next(a.token for a in signup.actions if a.move == "start")
 
@@ -196,6 +196,17 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
     # No card ever reached the group: it saw the tournament's messages only.
     assert group_msgs and all(m.table == tid for m in group_msgs if m.kind != "reply" or m.code is None)
     assert not any(card_tokens(m.model_dump_json(exclude={"actions"})) for m in group_msgs)
+    # Each round's message names its tables (a platform links them); the standings and the podium
+    # carry the group's leaderboard as a button, posted anew when pressed (the standings stay).
+    rounds = [m for m in group_msgs if m.view and m.view.get("tables")]
+    assert [m.view["tables"] for m in rounds] == [[d.table for d in t.tables(r)] for r in (1, 2, 3)]
+    for m in [*standings, final]:
+        (button,) = m.actions
+        assert button.label == translate("en", "board.btn.top")
+    got = await w.send(BEA, token=final.actions[0].token, replaces="m-3")
+    (pressed,) = [m for m in got if m.kind == "reply"]
+    assert pressed.replaces is None and pressed.code is None and all(p.name in pressed.text for p in PEOPLE)
+    assert pressed.text.splitlines()[0] == translate("en", "top.title.group.all", game="Cinquillo")
     # A tournament table is not replayed in the chat (its deal was shared).
     m = reply_of(await w.send(ANA, f"/replay {t.tables(1)[0].table}", room=private(ANA)), "tournament_replay")
     assert t.tables(1)[0].table in m.text
@@ -212,6 +223,21 @@ async def test_refusals_without_a_tournament_change_nothing(any_redis, text, cod
     m = reply_of(msgs, code)
     assert m.text and code not in m.text
     assert await tn_keys(any_redis) == {}
+
+
+async def test_the_signup_buttons_join_and_leave_and_a_refused_press_changes_nothing(any_redis):
+    w = World(any_redis)
+    signup = reply_of(await w.send(ANA, "/tournament 535 rounds=1"))
+    join, leave, start = (a.token for a in signup.actions)
+    assert "Bea" in reply_of(await w.send(BEA, token=join)).text
+    left = reply_of(await w.send(BEA, token=leave))
+    assert "Bea" not in left.text and [a.move for a in left.actions] == ["join", "leave", "start"]
+    before = await tn_keys(any_redis)
+    m = reply_of(await w.send(BEA, token=leave), "not_entered")  # she is not in it any more
+    assert m.text == translate("en", "tournament.refusal.not_entered")
+    m = reply_of(await w.send(BEA, token=start), "not_tournament_creator")
+    assert {k: v for k, v in (await tn_keys(any_redis)).items() if not k.endswith(":done")} == \
+        {k: v for k, v in before.items() if not k.endswith(":done")}
 
 
 async def test_start_with_too_few_and_cancel(any_redis):

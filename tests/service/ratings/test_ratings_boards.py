@@ -4,12 +4,13 @@ adapter's reference), so a platform edits it in place.  A forged button is refus
 
 from __future__ import annotations
 
+from tests.service.test_ratings_service import open_table, play_out, snapshot
+
 from service.domain.tokens import issue
 from service.protocol.i18n import translate
 from service.ratings.boards import BOARD, parse_view, view_move
 from service.ratings.projector import Projector
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, private, to
-from tests.service.test_ratings_service import open_table, play_out, snapshot
 
 
 def _button(msg, label_key: str, locale: str = "en"):
