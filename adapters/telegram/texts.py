@@ -10,7 +10,9 @@ digits; ``/replay`` verifies the deal).  Here the text is drawn again from the v
 - :func:`lobby_text`: the roster (seats, AI players, free seats), the options, the latest event
   and what to do next, every time (a join never replaces the roster with its one line);
 - :func:`announcements`: the lines that matter on their own (an AI player took a seat, a player
-  was removed): posted as messages of their own, so that no later edit merges them away.
+  was removed): posted as messages of their own, so that no later edit merges them away;
+- :func:`round_line`: how the last round ended (535, a Cinquillo match of several rounds), the first
+  line of the table and of every hand until the next round ends, so no edit merges it away either.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
-from service.protocol.i18n.render import render_view
+from service.protocol.i18n.render import join, player_name, render_view
 from service.protocol.text import render as render_item
 
 # Lines posted on their own in a group (never merged into the next edit of the table).
@@ -53,22 +55,52 @@ def _lines(msg: Message, skip: frozenset[str] = frozenset(), moves: bool = True)
     return out
 
 
+def round_line(view: dict[str, Any], locale: str, names: list[str] | None) -> str | None:
+    """How the last round ended, while the match goes on (None: no round ended yet, or it is over).
+    Public facts only: who went out or won, the points of the round, how many cards were left."""
+    rounds = view.get("rounds") or []
+    if not rounds or view.get("over") or not isinstance(rounds[-1], dict):
+        return None
+    last = rounds[-1]
+
+    def who(seat: int) -> str:
+        return player_name(seat, locale, names, view.get("seat"))
+
+    def per_seat(values: list[Any]) -> str:
+        return " · ".join(f"{who(i)} {v}" for i, v in enumerate(values))
+
+    n = last.get("round", len(rounds))
+    if view.get("game") == "535" and last.get("went_out") is not None:
+        return translate(locale, "tg.round_over_535", round=n, player=who(last["went_out"]),
+                         points=per_seat([f"+{p}" for p in last.get("points") or []]))
+    winners = last.get("winners") or []
+    return translate(locale, "tg.round_over", round=n, players=join([who(w) for w in winners], locale),
+                     cards=per_seat(list(last.get("cards_left") or [])))
+
+
+def _with_round(view: dict[str, Any], locale: str, names: list[str] | None, lines: list[str]) -> str:
+    line = round_line(view, locale, names)
+    return "\n".join([line, *lines] if line else lines)
+
+
 def hand_text(msg: Message, names: list[str] | None) -> str:
-    """A private hand: the view (its legal moves are the buttons, not a line) and the other lines."""
+    """A private hand: how the last round ended, the view (its legal moves are the buttons, not a
+    line) and the other lines."""
     view = msg.view or {}
     if not msg.lines or not view.get("game"):
         return msg.text
     drawn = render_view({**view, "legal_moves": []}, msg.locale, names=names)
-    return "\n".join([*_lines(msg), drawn]) if _lines(msg) else drawn
+    return _with_round(view, msg.locale, names, [*_lines(msg), drawn])
 
 
 def table_text(msg: Message, names: list[str] | None) -> str:
-    """A group's running table: what happened that is not a move, then the view (its last move)."""
+    """A group's running table: how the last round ended, what happened that is not a move, then
+    the view (its last move)."""
     view = msg.view or {}
     if not msg.lines or not view.get("game"):
         return msg.text
     lines = _lines(msg, skip=ANNOUNCED, moves=False)
-    return "\n".join([*lines, render_view(view, msg.locale, names=names)])
+    return _with_round(view, msg.locale, names, [*lines, render_view(view, msg.locale, names=names)])
 
 
 def announcements(msg: Message) -> list[str]:

@@ -26,6 +26,11 @@ COMMAND_CHATS: dict[str, frozenset[str]] = {
 refused somewhere has a message ``wrong_chat.<command>`` saying where it belongs (both languages)."""
 
 
+MODERATED = frozenset({"start", "bots", "kick", "set", "cancel"})
+"""The commands only a table's creator, or a moderator of its room (a group admin, as the platform
+says), may send: an adapter asks its platform whether the sender moderates only for these."""
+
+
 def allowed(command: str, kind: str) -> bool:
     """Whether ``command`` may be sent in a chat of ``kind``.  Commands outside the table (the
     service's own ``action`` and ``tick``) are not chat commands and are not restricted here."""

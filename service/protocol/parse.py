@@ -44,7 +44,8 @@ LEVELS = ("easy", "medium", "hard")
 LOCALES = ("es", "en")
 MAX_BOTS = 5
 
-__all__ = ["GAMES", "LEVELS", "LOCALES", "MAX_LENGTH", "Command", "ProtocolError", "parse_command"]
+__all__ = ["GAMES", "LEVELS", "LOCALES", "MAX_LENGTH", "Command", "ProtocolError", "names_of",
+           "parse_command"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ _COMMANDS: dict[str, str] = {
     "top": "top", "ranking": "top", "clasificacion": "top",
     "tournament": "tournament", "torneo": "tournament",
 }
+# Spellings with accents, for a platform that matches command names itself (Telegram's filters):
+# the parser folds accents away, so these are only ever listed by names_of.
+_ACCENTED = {"estadisticas": "estadísticas", "puntuacion": "puntuación", "clasificacion": "clasificación"}
 _NO_ARGS = frozenset({"join", "leave", "cancel", "hand", "stats", "help", "rating"})
 
 _GAME_ALIASES: dict[str, str] = {
@@ -93,6 +97,15 @@ _LOCALE_ALIASES: dict[str, str] = {
     "es": "es", "espanol": "es", "castellano": "es", "spanish": "es",
     "en": "en", "ingles": "en", "english": "en",
 }
+
+
+
+def names_of(command: str) -> tuple[str, ...]:
+    """Every name a chat command is written with (its canonical name first, then its aliases, with
+    and without accents): for a platform that routes some commands before the service parses them."""
+    names = [command, *(a for a, c in _COMMANDS.items() if c == command and a != command)]
+    return tuple(names + [_ACCENTED[n] for n in names if n in _ACCENTED])
+
 
 _TABLE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _BOT_RE = re.compile(r"[A-Za-z0-9_]{1,64}")

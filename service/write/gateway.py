@@ -1,4 +1,5 @@
-"""The single entry point of every adapter: chat text (or an action token) in, a command id out.
+"""The single entry point of every adapter: chat text, an action token or a typed command in, a command
+id out.
 
 ``submit`` parses the text once (bad syntax is answered at once, in the player's language, and goes
 no further), answers the commands that need no table (help, rules, language, stats, rating, top), resolves the
@@ -32,9 +33,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import orjson
-
-from service.domain.commands import CREATING, TableCommand
+from service.domain import chats
+from service.domain.commands import CREATING, TableCommand, Typed
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.ops.settings import Settings
@@ -42,18 +42,17 @@ from service.platform import doorbell
 from service.platform.outbox import Action, Message, Recipient
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.reasons import error_text
-from service.protocol.parse import ProtocolError, parse_command
+from service.protocol.parse import Command, ProtocolError, parse_command
 from service.ratings import boards
 from service.ratings.store import RatingStore
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.tournaments import intake
 from service.tournaments.director import is_tournament
+from service.write.lookup import playing
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
 ROOM_WAS = "room_was"
-# The events after which a table's match runs (also PlayerKicked with a level: an AI took the seat).
-_RUNNING_AFTER = frozenset({"MatchStarted", "MovePlayed", "SeatTakenByBot"})
 # How long an adapter's command id is remembered, to answer a duplicate delivery without acting.
 SEEN_TTL_S = 24 * 3600
 
@@ -79,6 +78,13 @@ return 1
 def new_table_id() -> str:
     """A new table id: 10 characters of base32 from the CSPRNG (short enough for action tokens)."""
     return base64.b32encode(secrets.token_bytes(10)).decode()[:10].lower()
+
+
+async def _ask(moderator: bool | Callable[[], Awaitable[bool]], name: str) -> bool:
+    """Whether the sender moderates the room, asked of the platform only for a moderated command."""
+    if not callable(moderator):
+        return moderator
+    return name in chats.MODERATED and await moderator()
 
 
 def new_command_id() -> str:
@@ -153,15 +159,22 @@ class Gateway:
             await pipe.execute()
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
-                     language_code: str | None = None, command_id: str | None = None,
-                     moderator: bool = False, replaces: str | None = None) -> str:
-        """Hand one input of a person to the service; returns the command id.
+                     request: Typed | None = None, language_code: str | None = None,
+                     command_id: str | None = None, moderator: bool | Callable[[], Awaitable[bool]] = False,
+                     intercept: Callable[[Command], Awaitable[bool]] | None = None,
+                     replaces: str | None = None) -> str:
+        """Hand one input of a person to the service; returns the command id.  The input is chat
+        ``text`` (parsed here, once), a button's action ``token``, or a typed table command
+        (``request``, :mod:`service.domain.commands`) for the room's table, which an adapter builds when
+        it knows what the person asked (a lobby button, a settings keyboard).
 
         ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
         submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
-        platform says this person moderates the room (a group admin), so they may start, add AI
-        players, change the options, kick and cancel like the table's creator.  ``replaces``: the
-        platform's reference to the message whose button was pressed (a board redraws it there).
+        platform says this person moderates the room (a group admin), so they may do what the table's
+        creator does; a callable is asked only for those commands (``chats.MODERATED``).
+        ``intercept``: the adapter's own handling of a parsed text command (a group's ``/lang``),
+        True when it answered it and the service does nothing more.  ``replaces``: the platform's
+        reference to the message whose button was pressed (a board redraws it there).
         """
         cid = command_id or new_command_id()
         locale = await self.locale_of(user, language_code)
@@ -173,7 +186,11 @@ class Gateway:
             return cid
 
         if token is not None:
-            return await self._action(cid, token, user, room, locale, answer, moderator)
+            return await self._action(cid, token, user, room, locale, answer, await _ask(moderator, "action"))
+        if request is not None:
+            args = request.model_dump(exclude={"name"}, exclude_none=True)
+            return await self._table_command(cid, command_id, request.name, args, user, room, locale, answer,
+                                             await _ask(moderator, request.name))
         try:
             parsed = parse_command(text or "", bot=self.bot_names.get(room.platform, self.bot_username))
         except ProtocolError as e:
@@ -181,6 +198,8 @@ class Gateway:
             if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
                 return cid
             return await answer(error_text(locale, e), e.code)
+        if intercept is not None and await intercept(parsed):
+            return cid
         name, args = parsed.name, dict(parsed.args)
         if name == "help":
             return await answer(translate(locale, "help.text"))
@@ -193,7 +212,8 @@ class Gateway:
             return await answer(translate(new, "lang.changed"), in_locale=new)
         if name == "tournament":
             return await intake.command(self.redis, self.keys.prefix, self.secrets[0], cid, command_id, args,
-                                        user, room, locale, moderator, self.clock(), answer)
+                                        user, room, locale, await _ask(moderator, name), self.clock(),
+                                        answer)
         if name in ("rating", "top"):
             return await answer(**await boards.answer(self.ratings, name, args, user, room, locale,
                                                       self.clock(), self.secrets[0]))
@@ -202,6 +222,13 @@ class Gateway:
             stats = {as_text(k): int(v) for k, v in raw.items()}
             return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
                                           won=stats.get("won", 0)))
+        return await self._table_command(cid, command_id, name, args, user, room, locale, answer,
+                                         await _ask(moderator, name))
+
+    async def _table_command(self, cid: str, command_id: str | None, name: str, args: dict[str, Any],
+                             user: Player, room: Room, locale: str, answer: Callable[..., Awaitable[str]],
+                             moderator: bool) -> str:
+        """A command for a table: the new one (``/new``, ``/play``), the named one, or the room's."""
         if name in CREATING:
             table = self.table_for(command_id)
             # If the worker refuses the /new, it puts back the table the room showed before.
@@ -219,13 +246,12 @@ class Gateway:
             found = await self.table_of(room)
             if name == "hand" and room.kind == "private":
                 # In a private chat /hand is for the table the person plays at, not the chat's own.
-                found = await self._playing(user) or found
+                found = await playing(self.redis, self.keys, user) or found
             if found is None and room.kind == "private":
                 # In a private chat, a person sitting at exactly one table means that table.
                 tables = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
                 if len(tables) == 1:
-                    only = next(iter(tables))
-                    found = as_text(only)
+                    found = as_text(next(iter(tables)))
             if found is None:
                 return await answer(translate(locale, "refusal.no_table_here"), "no_table_here")
             table = found
@@ -241,27 +267,6 @@ class Gateway:
                                    args=[table, args.get(ROOM_WAS) or ""])
         return cid
 
-    async def _playing(self, user: Player) -> str | None:
-        """The table a person plays at: of their tables (derived index) the running one, the most
-        recently active if several (the last event of each stream tells both); None if none runs."""
-        raw = await self.redis.smembers(self.keys.player_tables(user.platform, user.user))
-        tables = sorted(as_text(t) for t in raw)
-        if not tables:
-            return None
-        pipe = self.redis.pipeline(transaction=False)
-        for t in tables:
-            pipe.xrevrange(self.keys.events(t), count=1)
-        best: tuple[float, str] | None = None
-        for t, last in zip(tables, await pipe.execute(), strict=True):
-            if not last:
-                continue
-            fields = last[0][1]
-            env = orjson.loads(fields.get(b"e") or fields.get("e") or b"{}")
-            running = env.get("type") in _RUNNING_AFTER or (
-                env.get("type") == "PlayerKicked" and (env.get("data") or {}).get("level"))
-            if running and (best is None or env.get("at", 0.0) >= best[0]):
-                best = (float(env.get("at", 0.0)), t)
-        return best[1] if best else None
 
     async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
                       answer: Callable[..., Awaitable[str]], moderator: bool = False) -> str:

@@ -16,17 +16,20 @@ that answers the press, not a message in the chat.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from aiogram import Bot, F, Router
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
 from adapters.telegram import keyboards, menu
-from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby, options_words
+from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby
 from adapters.telegram.content import MAIN, PLATFORM, Content, Edit
-from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
+from adapters.telegram.handlers.people import is_moderator, player_of
 from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.sender import Sender
+from service.domain.commands import Bots, Join, Plain, Typed
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.platform.platform_state import PlatformState
@@ -35,8 +38,10 @@ from service.write.gateway import Gateway
 
 # One press per turn is remembered this long (a turn never waits that long for a press).
 PRESS_TTL_S = 24 * 3600
-LOBBY_COMMANDS = {"join": "/join", "leave": "/leave", "bots": "/bots 1", "start": "/start",
-                  "cancel": "/cancel"}
+# What each lobby button asks the table, typed (the gateway parses no text for a button).
+LOBBY_COMMANDS: dict[str, Typed] = {
+    "join": Join(name="join"), "leave": Plain(name="leave"), "bots": Bots(name="bots", n=1, level="medium"),
+    "start": Plain(name="start"), "cancel": Plain(name="cancel")}
 # Telegram shows at most 200 characters in a callback query's alert.
 MAX_ALERT = 200
 
@@ -57,16 +62,18 @@ def _alert(text: str) -> str:
     return text if len(text) <= MAX_ALERT else text[: MAX_ALERT - 1] + "…"
 
 
-async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, text: str | None, *, user: Player,
-                  room: Room, token: str | None = None, moderator: bool = False,
+async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, request: Typed | None, *,
+                  user: Player, room: Room, token: str | None = None,
+                  moderator: bool | Callable[[], Awaitable[bool]] = False,
                   replaces: str | None = None) -> str | None:
     """Hand the press to the service and wait a moment for its verdict: the refusal's text, or None
     (accepted, or no verdict in time)."""
     cid = command_id(cq.id)
     presses.expect(cid)
     try:
-        await gateway.submit(text, user=user, room=room, token=token, command_id=cid, moderator=moderator,
-                             language_code=cq.from_user.language_code, replaces=replaces)
+        await gateway.submit(request=request, user=user, room=room, token=token, command_id=cid,
+                             moderator=moderator, language_code=cq.from_user.language_code,
+                             replaces=replaces)
     except BaseException:
         presses.discard(cid)
         raise
@@ -111,9 +118,9 @@ async def lobby_handler(cq: CallbackQuery, callback_data: Lobby, gateway: Gatewa
     if callback_data.op not in LOBBY_COMMANDS:
         # Settings: the options of an open lobby are changed with /set (explained in the alert).
         return cq.answer(translate(locale, "tg.lobby_settings"), show_alert=True)
-    moderator = callback_data.op in MODERATED and await is_moderator(bot, cq.message.chat, cq.from_user)
+    chat = cq.message.chat
     refused = await _submit(cq, gateway, presses, LOBBY_COMMANDS[callback_data.op], user=player, room=room,
-                            moderator=moderator)
+                            moderator=lambda: is_moderator(bot, chat, cq.from_user))
     if refused is not None:
         return cq.answer(_alert(refused), show_alert=True)
     return cq.answer(translate(locale, "tg.alert.sent"))
@@ -141,18 +148,17 @@ async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gatew
     if op == "go":
         if not menu.valid(state):  # cannot happen with our keyboards; an old or forged button
             return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
-        command = "/play" if state.where == "p" else "/new"
-        words = f"{command} {options_words(state)}"
         if state.where == "p":
             await end_previous(gateway, platform_state, player, room, command_id(cq.id),
                                cq.from_user.language_code)
-        refused = await _submit(cq, gateway, presses, words, user=player, room=room)
+        refused = await _submit(cq, gateway, presses, menu.request(state), user=player, room=room)
         if refused is not None:
             return cq.answer(_alert(refused), show_alert=True)
         sender.submit(Edit(room.chat, cq.message.message_id, Content(latest.text)))  # the keyboard goes
         return cq.answer(translate(locale, "tg.alert.sent"))
-    state = menu.apply(state, op)
-    content = menu.settings_content(locale, state)
+    default_turn = gateway.settings.turn_seconds
+    state = menu.apply(state, op, default_turn)
+    content = menu.settings_content(locale, state, default_turn)
     if content != latest:  # never an edit to what the message already shows
         sender.submit(Edit(room.chat, cq.message.message_id, content))
     return cq.answer()

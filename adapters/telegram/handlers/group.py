@@ -12,14 +12,15 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.content import PLATFORM, Content, Post
-from adapters.telegram.handlers.people import MODERATED, is_moderator, player_of
-from adapters.telegram.handlers.private import text_command_id
+from adapters.telegram.handlers.people import is_moderator, player_of
+from adapters.telegram.handlers.private import hand_handler
 from adapters.telegram.menu import games_content
 from adapters.telegram.sender import Sender
 from service.domain.identities import Room
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
-from service.protocol.parse import ProtocolError, parse_command
+from service.protocol.parse import Command as Parsed
+from service.protocol.parse import names_of
 from service.write.gateway import Gateway
 
 
@@ -49,18 +50,20 @@ async def new_handler(message: Message, command: CommandObject, gateway: Gateway
 
 async def lang_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
                        sender: Sender, room: Room) -> None:
-    """``/lang es|en`` in a group chooses the group's language (the service's parser reads it)."""
+    """``/lang es|en`` in a group chooses the group's language: the service parses it (and explains
+    the usage if it is wrong), then the group's choice is kept here, not the sender's."""
     assert message.from_user is not None
-    try:
-        parsed = parse_command(message.text or "")
-    except ProtocolError:
-        await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                             command_id=_command_id(message))  # the service explains the usage
-        return
-    locale = parsed.args["locale"]
-    await platform_state.set_chat_locale(PLATFORM, room.chat, locale)
-    content = Content(translate(locale, "tg.lang"))
-    await sender.deliver(Post(room.chat, content, _command_id(message)))
+
+    async def for_the_group(parsed: Parsed) -> bool:
+        if parsed.name != "lang":
+            return False
+        locale = parsed.args["locale"]
+        await platform_state.set_chat_locale(PLATFORM, room.chat, locale)
+        await sender.deliver(Post(room.chat, Content(translate(locale, "tg.lang")), _command_id(message)))
+        return True
+
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
+                         command_id=_command_id(message), intercept=for_the_group)
 
 
 async def stats_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
@@ -80,7 +83,7 @@ async def stats_handler(message: Message, gateway: Gateway, platform_state: Plat
         lines.append(translate(locale, "tg.group_wins",
                                wins=", ".join(f"{name} {n}" for _, (name, n) in ranked)))
     await sender.deliver(Post(room.chat, Content("\n".join(lines)), _command_id(message)))
-    await gateway.submit("/stats", user=player_of(message.from_user), room=room,
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                          language_code=language, command_id=_command_id(message) + ":u")
 
 
@@ -100,13 +103,9 @@ async def command_handler(message: Message, gateway: Gateway, platform_state: Pl
     commands of a table's creator, Telegram is asked whether the sender is a group admin."""
     assert message.from_user is not None
     language = await _language(message, platform_state, room)
-    try:
-        name = parse_command(message.text or "").name
-    except ProtocolError:
-        name = ""
-    moderator = name in MODERATED and await is_moderator(bot, message.chat, message.from_user)
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=language, command_id=text_command_id(message), moderator=moderator)
+    chat, user = message.chat, message.from_user
+    await gateway.submit(message.text, user=player_of(user), room=room, language_code=language,
+                         command_id=_command_id(message), moderator=lambda: is_moderator(bot, chat, user))
 
 
 def router() -> Router:
@@ -114,8 +113,9 @@ def router() -> Router:
     r = Router(name="group")
     r.message.filter(F.chat.type.in_({"group", "supergroup"}))
     r.message.register(migrate_handler, F.migrate_to_chat_id | F.migrate_from_chat_id)
-    r.message.register(new_handler, Command("new", "nueva", "nuevo"))
-    r.message.register(lang_handler, Command("lang", "idioma", "language"))
-    r.message.register(stats_handler, Command("stats", "estadisticas", "estadísticas"))
+    r.message.register(new_handler, Command(*names_of("new"), ignore_case=True))
+    r.message.register(lang_handler, Command(*names_of("lang"), ignore_case=True))
+    r.message.register(stats_handler, Command(*names_of("stats"), ignore_case=True))
+    r.message.register(hand_handler, Command(*names_of("hand"), ignore_case=True))
     r.message.register(command_handler, F.text.startswith("/"))
     return r

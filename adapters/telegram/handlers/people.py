@@ -13,9 +13,6 @@ from adapters.telegram.content import PLATFORM
 from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState
 
-# The commands the table's creator, or a group's admin, may send (the service checks which it is).
-MODERATED = frozenset({"start", "bots", "kick", "set", "cancel"})
-
 
 def player_of(user: User) -> Player:
     """The service's player for a Telegram user (identity is the numeric user id)."""

@@ -11,10 +11,11 @@ from adapters.telegram.content import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, P
 from adapters.telegram.handlers.people import player_of
 from adapters.telegram.menu import games_content
 from adapters.telegram.sender import Sender
+from service.domain.commands import Plain
 from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
-from service.protocol.parse import ProtocolError, parse_command
+from service.protocol.parse import names_of
 from service.write.gateway import Gateway
 
 
@@ -22,15 +23,14 @@ def _command_id(message: Message) -> str:
     return f"tg:m:{message.chat.id}:{message.message_id}"
 
 
-def text_command_id(message: Message) -> str:
-    """The command id of a typed command: ``/hand`` gets its own prefix (:data:`HAND_PREFIX`), so
-    that the hand it causes is sent as a new message at the bottom of the chat, not an edit of the
-    one far up (which would change nothing the player sees)."""
-    try:
-        hand = parse_command(message.text or "").name == "hand"
-    except ProtocolError:
-        hand = False
-    return f"{HAND_PREFIX}{message.chat.id}:{message.message_id}" if hand else _command_id(message)
+async def hand_handler(message: Message, gateway: Gateway, room: Room) -> None:
+    """``/hand`` (in private or in a group): the hand again, as a new message at the bottom of the
+    private chat (its command id has its own prefix, :data:`HAND_PREFIX`, so that the hand it causes
+    is sent anew, not as an edit of the one far up, which would change nothing the player sees)."""
+    assert message.from_user is not None
+    await gateway.submit(request=Plain(name="hand"), user=player_of(message.from_user), room=room,
+                         language_code=message.from_user.language_code,
+                         command_id=f"{HAND_PREFIX}{message.chat.id}:{message.message_id}")
 
 
 async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
@@ -40,7 +40,7 @@ async def deep_link_handler(message: Message, command: CommandObject, gateway: G
     table = command.args or ""
     if await resend_slot(platform_state, sender, room.chat, table):
         return
-    await gateway.submit(f"/start {table}", user=player_of(message.from_user), room=room,
+    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
                          language_code=message.from_user.language_code, command_id=_command_id(message))
 
 
@@ -80,7 +80,7 @@ async def end_previous(gateway: Gateway, platform_state: PlatformState, user: Pl
     ref = await platform_state.get_message_ref(PLATFORM, room.chat, old, MAIN)
     if ref is not None and ref.rank[1] == FINAL_RANK:
         return
-    await gateway.submit("/cancel", user=user, room=room, language_code=language,
+    await gateway.submit(request=Plain(name="cancel"), user=user, room=room, language_code=language,
                          command_id=f"{command_id}:x")
 
 
@@ -88,7 +88,7 @@ async def text_handler(message: Message, gateway: Gateway, room: Room) -> None:
     """Any other text goes to the service, which parses the chat command protocol."""
     assert message.from_user is not None
     await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code, command_id=text_command_id(message))
+                         language_code=message.from_user.language_code, command_id=_command_id(message))
 
 
 def router() -> Router:
@@ -97,6 +97,7 @@ def router() -> Router:
     r.message.filter(F.chat.type == "private")
     r.message.register(deep_link_handler, CommandStart(deep_link=True))
     r.message.register(start_handler, CommandStart())
-    r.message.register(play_handler, Command("play", "jugar"))
+    r.message.register(play_handler, Command(*names_of("play"), ignore_case=True))
+    r.message.register(hand_handler, Command(*names_of("hand"), ignore_case=True))
     r.message.register(text_handler, F.text)
     return r

@@ -34,3 +34,20 @@ def _accepts(game: str, players: int, options: tuple[tuple[str, Any], ...]) -> b
 def seat_counts(game: str, options: dict[str, Any]) -> list[int]:
     """The seat counts of :data:`SEATS` the engine accepts with ``options`` (empty: none)."""
     return [n for n in SEATS if accepts(game, n, options)]
+
+
+def in_force(game: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
+    """The options the engine plays ``game`` with for ``players`` seats and ``options`` (the defaults
+    filled in: a keyboard shows what a choice means now); empty when the engine refuses them."""
+    return dict(_in_force(game, players, tuple(sorted(options.items()))))
+
+
+@lru_cache(maxsize=1024)
+def _in_force(game: str, players: int, options: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    import engine
+
+    try:
+        state = engine.new_game(game, players=players, seed=0, **dict(options))
+    except ValueError:
+        return ()
+    return tuple(sorted((engine.view(state, None).get("options") or {}).items()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from service.domain.commands import Bots, Join, TableCommand
 from service.domain.identities import Room
 from service.protocol.i18n import translate
 from service.store.repository import history
@@ -56,3 +57,30 @@ async def test_a_group_admin_starts_and_kicks_a_member_cannot(fake_redis):
         assert [c for c in w.fake.calls[calls:] if c.method == "getChatMember"]
         # A typed command's refusal is a reply in the group.
         assert _texts(w).count(translate("en", "refusal.not_creator")) == 1
+
+
+async def test_lobby_buttons_submit_typed_commands_and_ask_telegram_only_when_moderated(fake_redis):
+    # Issue 18: a button submits the command it stands for, typed; nothing re-parses protocol text.
+    async with World(fake_redis) as w:
+        await w.say(ANA, "/new cinquillo", chat=GROUP_ID)
+        await w.quiet()
+        lobby, join = w.button(GROUP_ID, "lb:join")
+        calls = len(w.fake.calls)
+        await w.press(BEA, lobby, join)
+        await w.quiet()
+        # Join is anyone's: Telegram is not asked whether Bea administers the group.
+        assert not [c for c in w.fake.calls[calls:] if c.method == "getChatMember"]
+        await w.press(ANA, lobby, w.button(GROUP_ID, "lb:bots")[1])
+        await w.quiet()
+        commands = []
+        for key in w.workers[0].keys.all_commands():
+            for _, fields in await w.redis.xrange(key):
+                commands.append(TableCommand.model_validate_json(fields[b"c"]))
+        by_name = {c.name: c for c in commands}
+        assert isinstance(by_name["join"].request, Join)
+        bots = by_name["bots"].request
+        assert isinstance(bots, Bots) and (bots.n, bots.level) == (1, "medium")
+        table = await w.tg.gateway.table_of(GROUP_ROOM)
+        added = [s.event for s in await history(w.workers[0].store, table)
+                 if type(s.event).__name__ == "BotsAdded"]
+        assert added and len(added[0].seats) == 1

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import engine
-from adapters.telegram.callbacks import GAMES, Cfg, Lobby, options_words
+from adapters.telegram.callbacks import GAMES, Cfg, Lobby
 from adapters.telegram.content import HAND_RANK, ROOM_RANK, Post, Show
-from adapters.telegram.menu import settings_content
+from adapters.telegram.menu import request, settings_content
 from adapters.telegram.render import milestones, route
+from service.domain.commands import Create
 from service.domain.identities import Player, Room
 from service.platform.outbox import Action, Message, Recipient
 from service.protocol.i18n import translate
@@ -81,7 +82,9 @@ def test_the_end_edits_the_table_and_posts_a_summary_with_replay():
 
 def test_the_settings_keyboard_builds_the_play_command_and_fits_telegram():
     cfg = Cfg(where="p", game="c", players=6, flags=0b11, op="go")
-    assert options_words(cfg) == "cinquillo players=6 tradicional chips"
+    # A typed command, not protocol text for the gateway to parse again (issue 18).
+    assert request(cfg) == Create(name="play", game="cinquillo", players=6,
+                                  options={"preset": "tradicional", "chips": True})
     content = settings_content("es", cfg)
     assert all(len(b[2].encode()) <= 64 for row in content.rows for b in row)
     assert set(GAMES.values()) == {"cinquillo", "535"}

@@ -7,7 +7,8 @@ import asyncio
 
 import engine
 from adapters.telegram.callbacks import Cfg
-from adapters.telegram.menu import counts, first, settings_content
+from adapters.telegram.menu import apply, counts, first, settings_content, valid
+from adapters.telegram.menu import request as menu_request
 from service.domain.identities import Room
 from service.protocol.i18n import translate
 from service.protocol.text import render
@@ -115,3 +116,55 @@ async def test_typed_options_the_engine_refuses_are_explained_wholly_in_spanish(
                         "es")
         assert reply.text == translate("es", "refusal.bad_options", reason=reason)
         assert english not in reply.text and "players" not in reply.text and "preset" not in reply.text
+
+
+async def test_cabron_target_direction_and_turn_timer_are_offered_explained_and_played(fake_redis):
+    # C-13 (cabrón), C-10 (target), C-4 (direction) and the turn timer from the keyboard.
+    async with World(fake_redis) as w:
+        menu = await _open(w, "Cinquillo")
+        ops = {Cfg.unpack(b["callback_data"]).op for b in menu.buttons()}
+        # Without points or cabrón the engine refuses a target: none is offered.
+        assert {"t5", "d", "s"} <= ops and "g" not in ops
+        for op in ("t5", "g", "d", "s"):
+            await w.press(ANA, menu, _op(menu, op))
+            await w.quiet()
+            [menu] = w.fake.chat_messages(ANA.id)
+        texts = [b["text"] for b in menu.buttons()]
+        assert translate("es", "tg.btn.target", value="10") in texts
+        reverse = translate("es", "tg.direction.counterclockwise")
+        assert translate("es", "tg.btn.direction", value=reverse) in texts
+        assert translate("es", "tg.btn.turn", value=translate("es", "tg.turn.seconds", seconds=30)) in texts
+        for key in ("tg.optdesc.cabron", "tg.optdesc.target", "tg.optdesc.direction", "tg.optdesc.turn"):
+            assert translate("es", key) in menu.text
+        answer = await w.press(ANA, menu, _op(menu, "go"))
+        await w.quiet()
+        assert not answer.get("show_alert")
+        table = await w.tg.gateway.table_of(Room(platform="telegram", chat=str(ANA.id), kind="private"))
+        [created] = [s.event for s in await history(w.workers[0].store, table)
+                     if type(s.event).__name__ == "TableCreated"]
+        assert created.options == {"cabron": True, "target": 10, "direction": "counterclockwise"}
+        assert created.turn_seconds == 30.0
+
+
+def test_every_button_of_every_reachable_keyboard_leads_to_a_match_the_engine_starts():
+    for game in ("c", "5"):
+        seen: set[str] = set()
+        todo = [first("p", game)]
+        while todo:
+            cfg = todo.pop()
+            if cfg.pack() in seen:
+                continue
+            seen.add(cfg.pack())
+            assert valid(cfg), cfg
+            ops = []
+            for row in settings_content("en", cfg, 60).rows:
+                for _, _, data in row:
+                    ops.append(Cfg.unpack(data).op)
+            if game == "5":
+                assert "d" not in ops and "t5" not in ops  # 535 has no direction of play, no cabrón
+            engine.new_game(menu_request(cfg).game, players=cfg.players, seed=0,
+                            **{k: v for k, v in menu_request(cfg).options.items() if k != "turn"})
+            # (The turn timer, "s", is the service's: the engine never refuses it.)
+            todo += [apply(cfg, op, 60).model_copy(update={"op": "show"})
+                     for op in ops if op not in ("go", "s")]
+        assert len(seen) > (100 if game == "c" else 10)
