@@ -4,7 +4,7 @@ adapter's reference), so a platform edits it in place.  A forged button is refus
 
 from __future__ import annotations
 
-from tests.service.test_ratings_service import open_table, play_out, snapshot
+from tests.service.ratings.test_ratings_service import open_table, play_out, snapshot
 
 from service.domain.tokens import issue
 from service.protocol.i18n import translate

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.service.test_tournaments import World, reply_of
+from tests.service.tournaments.test_tournaments import World, reply_of
 
 from service.domain.events import MovePlayed, SeatTakenByBot
 from service.ratings.projector import Projector
