@@ -1,10 +1,10 @@
 """The ratings' costs (issue 15): rebuilding from N finished matches, and the update on the hot path.
 
-usage: bench/ratings.py [--matches 10000] [--people 2000] [--moves 60] [REDIS_URL]
+usage: bench/ratings.py [--matches 10000] [--people 2000] [--moves 60] [--ports 18700-18799] [REDIS_URL]
 
-Without ``REDIS_URL`` it starts its own ``redis-server`` on a free loopback port in 18700-18799 (no
-persistence) and stops it at the end; with one it writes under the key prefix ``bench-ratings:`` and
-deletes what it wrote.  Then:
+Without ``REDIS_URL`` it starts its own ``redis-server`` on a free loopback port in ``--ports``
+(18700-18799; no persistence) and stops it at the end; with one it writes under the key prefix
+``bench-ratings:`` and deletes what it wrote.  Then:
 
 1. writes ``--matches`` finished tables' event streams (2-6 seats of people and AI players, both games,
    ``--moves`` stored moves each, which the rebuild must skip), as the worker would have;
@@ -56,15 +56,15 @@ from service.write import match_end
 PREFIX = "bench-ratings:"
 
 
-def _free_port() -> int:
-    for port in range(18700, 18800):
+def _free_port(first: int = 18700, last: int = 18799) -> int:
+    for port in range(first, last + 1):
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise SystemExit("no free port in 18700-18799")
+    raise SystemExit(f"no free port in {first}-{last}")
 
 
 def _match(i: int, people: int, moves: int, rng: random.Random, at: float) -> tuple[str, list[str], Table]:
@@ -171,6 +171,7 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=10_000)
     ap.add_argument("--people", type=int, default=2_000)
     ap.add_argument("--moves", type=int, default=60)
+    ap.add_argument("--ports", default="18700-18799", help="where its redis-server may listen (a range)")
     args = ap.parse_args()
     logs.configure("WARNING")
     if args.url:
@@ -179,7 +180,8 @@ def main() -> None:
     binary = shutil.which("redis-server")
     if binary is None:
         raise SystemExit("no redis-server: give a REDIS_URL")
-    port = _free_port()
+    first, _, last = args.ports.partition("-")
+    port = _free_port(int(first), int(last or first))
     with tempfile.TemporaryDirectory() as d:
         proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                                  "--appendonly", "no", "--dir", d], stdout=subprocess.DEVNULL)

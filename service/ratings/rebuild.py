@@ -47,6 +47,7 @@ end
 return out
 """
 STREAMS_PER_CALL = 100
+CALLS_PER_TRIP = 20
 # The events a record is made of (the others, moves above all, are skipped without decoding).
 _SEATING = frozenset({"TableCreated", "RoomAttached", "PlayerJoined", "PlayerLeft", "PlayerKicked",
                       "BotsAdded", "SeatTakenByBot", "MatchFinished"})
@@ -180,8 +181,9 @@ async def records(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> list[
             pipe.execute_command("EVALSHA", sha, len(ks), *ks)
         return list(await pipe.execute())
 
-    # Redis filters the next batch while this process decodes the one before (two processes, two cores).
-    batches = [calls[i:i + 5] for i in range(0, len(calls), 5)]
+    # Redis filters the next batch while this process decodes the one before (two processes, two cores);
+    # 20 calls a round trip measured best (5: 3.0 s, 20: 2.0 s, 40: 3.7 s for 10,000 matches, noisy).
+    batches = [calls[i:i + CALLS_PER_TRIP] for i in range(0, len(calls), CALLS_PER_TRIP)]
     pending = asyncio.ensure_future(read(batches[0])) if batches else None
     for n, batch in enumerate(batches):
         assert pending is not None
