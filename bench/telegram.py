@@ -13,8 +13,8 @@ Telegram's limits (1 call/s per chat, 20/min per group, 30/s overall), the bot's
 long poll's timeout and the people's thinking time are all multiplied by ``--scale``, so that a
 "minute" lasts ``60 * scale`` seconds; the worker's own speed is not scaled.
 
-Printed, per mode: the time from a press to the next edit of the group's table (median, p95, in
-real-time seconds: measured / scale), taps per move (a two-step pick of 535 counts two; forced
+Printed, per mode: the time from a press to the next edit of the group's table (median, p95, mean,
+in real-time seconds: measured / scale), taps per move (a two-step pick of 535 counts two; forced
 passes, made by the bot, are excluded), Bot API calls per move (every call from the Start press
 to the summary, divided by the moves played, AI moves included), by method, and three totals:
 every call; without ``getUpdates`` (the long poll: a cost per update batch and per idle timeout,
@@ -182,8 +182,9 @@ async def main(argv: list[str] | None = None) -> int:
         print(f"  {'without getUpdates':34} {(total - polls) / moves:5.2f}")
         print(f"  {'messages sent or edited':34} {sends / moves:5.2f}")
         lag = [x for r in rows for x in r["lag"]]
+        mean = sum(lag) / len(lag) if lag else float("nan")
         print(f"  press -> group table edit (real-time s): median {_pct(lag, 0.5):.2f}, "
-              f"p95 {_pct(lag, 0.95):.2f}   (goal ~1.5)")
+              f"p95 {_pct(lag, 0.95):.2f}, mean {mean:.2f}   (goal ~1.5)")
         taps, tapped = sum(r["taps"] for r in rows), sum(r["tapped_moves"] for r in rows)
         print(f"  taps per move (forced passes excluded) {taps / max(tapped, 1):.2f}   (goal <= 1.0); "
               f"forced passes made by the bot: {sum(r['auto'] for r in rows)}")
