@@ -45,7 +45,7 @@ LOCALES = ("es", "en")
 MAX_BOTS = 5
 
 __all__ = ["GAMES", "LEVELS", "LOCALES", "MAX_LENGTH", "Command", "ProtocolError", "names_of",
-           "parse_command"]
+           "parse_command", "shown_name"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,20 @@ _LOCALE_ALIASES: dict[str, str] = {
     "en": "en", "ingles": "en", "english": "en",
 }
 
+
+
+# The name a Spanish speaker is shown for each command that has Spanish aliases (a menu of commands,
+# Telegram's "/"): one of its aliases, without accents (Telegram's command names are [a-z0-9_]).
+_SPANISH_NAME = {"new": "nueva", "join": "unirme", "leave": "salir", "start": "empezar",
+                 "cancel": "cancelar", "play": "jugar", "move": "mover", "hand": "mano", "rules": "reglas",
+                 "stats": "estadisticas", "lang": "idioma", "replay": "repetir", "help": "ayuda",
+                 "kick": "expulsar", "set": "opciones", "rating": "puntuacion", "top": "clasificacion",
+                 "tournament": "torneo"}
+
+
+def shown_name(command: str, locale: str) -> str:
+    """The name a command is shown with to a reader of ``locale`` (``mano`` for ``hand`` in Spanish)."""
+    return _SPANISH_NAME.get(command, command) if locale == "es" else command
 
 
 def names_of(command: str) -> tuple[str, ...]:
