@@ -1,7 +1,7 @@
 """Telegram's "/" menu: the bot's commands, per chat type and in both languages (``setMyCommands``).
 
 Spanish speakers get the Spanish aliases the protocol accepts (``/mano``, ``/nueva``...: the protocol
-says which, :func:`service.protocol.parse.shown_name`); everyone else the English names.  Registered
+says which, :func:`service.protocol.names.shown_name`); everyone else the English names.  Registered
 once when the bot starts; a failure is logged, never fatal.
 """
 
@@ -13,7 +13,7 @@ from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandSc
 
 from service.ops import logs
 from service.protocol.i18n import translate
-from service.protocol.parse import shown_name
+from service.protocol.names import shown_name
 
 # The commands of each chat type, in menu order.  (/start stays /start in Spanish too: Telegram's
 # own button sends it.)
