@@ -51,6 +51,7 @@ def msg(
     text: str = "Cinquillo · round 1",
     buttons: list[tuple[str, str]] = (),
     locale: str = "en",
+    replaces: str | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "message",
@@ -64,4 +65,5 @@ def msg(
         "text": text,
         "buttons": [{"label": lb, "token": tk} for lb, tk in buttons],
         "view": None,
+        "replaces": replaces,
     }
