@@ -39,15 +39,15 @@ async def test_a_535_round_over_line_stays_on_the_group_table_and_on_the_hands(f
         # F-3: three cards score at most 15 points: a match to 20 has at least two rounds.
         await _match(w, "/new 535 hand_size=3 target=20")
         group = [t for t in _texts(w, GROUP_ID) if "/replay" not in t]
-        assert _kept_until_the_end(group, "🏁 Fin de la ronda") >= 1
-        told = [int(m.group(1)) for t in group if (m := re.match(r"🏁 Fin de la ronda (\d+)", t))]
+        assert _kept_until_the_end(group, "🔔 Fin de la ronda") >= 1
+        told = [int(m.group(1)) for t in group if (m := re.match(r"🔔 Fin de la ronda (\d+)", t))]
         # Round 1's line first, each next round's line replacing the one before.
         assert told[0] == 1 and told == sorted(told) and set(told) == set(range(1, told[-1] + 1))
         # In the group's language there; in each reader's own in private.
-        line = next(t for t in group if "🏁" in t).splitlines()[0]
+        line = next(t for t in group if "🔔" in t).splitlines()[0]
         assert "se quedó sin cartas" in line and "+" in line
         bea = _texts(w, BEA.id)
-        assert _kept_until_the_end([t for t in bea if t], "🏁 Round") >= 1
+        assert _kept_until_the_end([t for t in bea if t], "🔔 Round") >= 1
         assert any("went out" in t for t in bea)
 
 
@@ -56,5 +56,5 @@ async def test_a_cinquillo_round_over_line_in_a_match_of_several_rounds(fake_red
         # The first to win 2 rounds wins the match.
         await _match(w, "/new cinquillo rounds_to_win=2")
         group = [t for t in _texts(w, GROUP_ID) if "/replay" not in t]
-        assert _kept_until_the_end(group, "🏁 Fin de la ronda") >= 1
+        assert _kept_until_the_end(group, "🔔 Fin de la ronda") >= 1
         assert any("Cartas que quedaban" in t and "🏆" in t for t in group)
