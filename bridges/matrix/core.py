@@ -10,7 +10,8 @@ posted again, except a hand that asks for a move, which is posted anew so the pe
 Boards (``/rating``, ``/top``): a number that answers a message's choices names that message's Matrix
 event as the action's ``message``; cinq's answer to a board choice says it ``replaces`` that event,
 and the bridge edits it in place, so a board stays one message whatever is chosen.  Only an event the
-bridge itself posted with choices in that room is edited; any other ``replaces`` is shown anew.
+bridge itself posted with choices in that room, and not redacted since, is edited; for any other
+``replaces`` the board is posted anew.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class Homeserver(Protocol):
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         """Send ``content`` to ``room``; the same ``txn_id`` is sent once; returns the event id."""
+        ...
+
+    async def still_shown(self, room: str, event: str) -> bool:
+        """Whether ``event`` in ``room`` still shows its content (False: redacted, or not found)."""
         ...
 
     async def create_dm(self, user: str) -> str:
@@ -107,8 +112,9 @@ class Bridge:
         txn = "cb-" + re.sub(r"[^A-Za-z0-9._-]", "_", msg["id"])
         posted = None
         replaces = msg.get("replaces")
-        if replaces and self.state.offered(room, replaces):
-            # A board redrawn: the same event, edited (its later choices still name it).
+        if replaces and self.state.offered(room, replaces) and await self.matrix.still_shown(room, replaces):
+            # A board redrawn: the same event, edited (its later choices still name it).  A redacted
+            # one is not: an edit of it would stay hidden, so the board is posted anew instead.
             await self._send(room, render.replacement(replaces, content), txn, "edit")
             shows = replaces
         elif table and kind in EDITED:

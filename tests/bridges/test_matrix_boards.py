@@ -93,3 +93,17 @@ async def test_a_state_file_from_before_boards_is_upgraded_and_its_choices_kept(
     await b.on_text("!group", "@bea:hs", "Bea", "1", "$q")
     assert c.events["$q"]["message"] == "$e1"
     state.close()
+
+
+async def test_a_redacted_board_is_posted_anew_and_its_choices_name_the_new_event(world):
+    b, m, c = world
+    await b.on_callback(board(1, "Top · all games"))  # $e1
+    m.redacted.add("$e1")  # a moderator removed it: an edit of it would stay hidden
+    await b.on_text("!group", "@bea:hs", "Bea", "2", "$press1")
+    await b.on_callback(board(2, "Top · 535", replaces=c.events["$press1"]["message"]))
+    assert m.asked == ["$e1"]
+    assert all("m.relates_to" not in content for _, content in m.sent) and len(m.sent) == 2
+    await b.on_text("!group", "@bea:hs", "Bea", "1", "$press2")
+    assert c.events["$press2"]["message"] == "$e2"
+    await b.on_callback(board(3, "Top · all games", replaces="$e2"))
+    assert m.sent[-1][1]["m.relates_to"]["event_id"] == "$e2" and b.sent == {"send": 2, "edit": 1}

@@ -10,7 +10,8 @@ owner; the group room never shows a hand; in Cinquillo the cards a person still 
 appear nowhere but in their own DM.
 
 Boards (issue 15): ``/top`` in the group is one message; choosing one of its numbers redraws that same
-Matrix event (``m.replace``), and nothing new is posted.
+Matrix event (``m.replace``), and nothing new is posted; once the board is redacted, a choice posts it
+anew.
 """
 
 from __future__ import annotations
@@ -158,5 +159,12 @@ async def test_a_top_choice_on_matrix_edits_the_same_board_event(synapse, real_r
         edits = [e["content"] for _, e in ana.from_bot(group, bot) if e["event_id"] != board_id]
         assert len(edits) == 2
         assert all(c["m.relates_to"] == {"rel_type": "m.replace", "event_id": board_id} for c in edits)
+
+        # Ana (the room's admin) redacts the board: the next choice is shown as a new board, since an
+        # edit of a redacted event would stay hidden.
+        await ana.client.room_redact(group, board_id)
+        await bea.say(group, "1")  # the leaderboard, from the rating view
+        (anew,) = await ana.wait(lambda: [e for e in posted() if e["event_id"] != board_id])
+        assert title in anew["content"]["body"] and "m.relates_to" not in anew["content"]
     finally:
         await world.close()
