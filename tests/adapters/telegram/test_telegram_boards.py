@@ -95,7 +95,7 @@ async def test_a_board_whose_message_is_gone_or_too_old_is_posted_anew(any_redis
         assert newest.text.splitlines()[0] == translate("en", "top.title.group.week", game="535")
 
 
-async def test_a_boards_fallback_post_is_sent_once_and_a_keyboard_edit_posts_nothing(fake_redis):
+async def test_a_boards_fallback_post_is_sent_once_and_only_for_a_message_that_is_gone(fake_redis):
     fake = FakeTelegram()
     await fake.start()
     bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(fake.url)))
@@ -114,6 +114,13 @@ async def test_a_boards_fallback_post_is_sent_once_and_a_keyboard_edit_posts_not
         assert [m.text for m in fake.chat_messages(GROUP_ID)] == ["535 board"]
         assert [c.method for c in fake.calls] == ["editMessageText", "sendMessage", "editMessageText",
                                                   "editMessageText"]
+        # Refused for another reason (a button a group may not have): not posted either, since a post
+        # would be refused the same way; the board stays as it was.
+        [shown] = fake.chat_messages(GROUP_ID)
+        bad = Content("week board", ((("open", "web_app", "https://example.org/app"),),))
+        await sender.deliver(Edit(chat, shown.id, bad, key="wh-2:0"))
+        assert [(m.text, m.edits) for m in fake.chat_messages(GROUP_ID)] == [("535 board", 0)]
+        assert [c.method for c in fake.calls][4:] == ["editMessageText"]
     finally:
         await bot.session.close()
         await fake.stop()
