@@ -1,7 +1,8 @@
 """Telegram's "/" menu: the bot's commands, per chat type and in both languages (``setMyCommands``).
 
-Spanish speakers get the Spanish aliases the protocol accepts (``/mano``, ``/nueva``...); everyone
-else the English names.  Registered once when the bot starts; a failure is logged, never fatal.
+Spanish speakers get the Spanish aliases the protocol accepts (``/mano``, ``/nueva``...: the protocol
+says which, :func:`service.protocol.names.shown_name`); everyone else the English names.  Registered
+once when the bot starts; a failure is logged, never fatal.
 """
 
 from __future__ import annotations
@@ -12,21 +13,21 @@ from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandSc
 
 from service.ops import logs
 from service.protocol.i18n import translate
+from service.protocol.names import shown_name
 
-# (English name, Spanish name) of each command, per chat type, in menu order.
-PRIVATE = [("start", "start"), ("play", "jugar"), ("hand", "mano"), ("rules", "reglas"),
-           ("stats", "estadisticas"), ("lang", "idioma"), ("help", "ayuda")]
-GROUP = [("new", "nueva"), ("join", "unirme"), ("leave", "salir"), ("start", "empezar"), ("hand", "mano"),
-         ("bots", "bots"), ("set", "opciones"), ("kick", "expulsar"), ("cancel", "cancelar"),
-         ("stats", "estadisticas"), ("lang", "idioma"), ("rules", "reglas"), ("help", "ayuda")]
+# The commands of each chat type, in menu order.  (/start stays /start in Spanish too: Telegram's
+# own button sends it.)
+PRIVATE = ["start", "play", "hand", "rules", "stats", "lang", "help"]
+GROUP = ["new", "join", "leave", "start", "hand", "bots", "set", "kick", "cancel", "stats", "lang", "rules",
+         "help"]
 
 
 def commands(kind: str, locale: str) -> list[BotCommand]:
     """The menu of a chat ``kind`` (``private`` or ``group``) in ``locale``."""
     names = PRIVATE if kind == "private" else GROUP
-    return [BotCommand(command=es if locale == "es" else en,
-                       description=translate(locale, f"tg.cmd.{kind}.{en}"))
-            for en, es in names]
+    return [BotCommand(command=name if kind == "private" and name == "start" else shown_name(name, locale),
+                       description=translate(locale, f"tg.cmd.{kind}.{name}"))
+            for name in names]
 
 
 async def register(bot: Bot) -> int:

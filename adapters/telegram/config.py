@@ -25,7 +25,8 @@ class Limits:
     (AI players answer in milliseconds) merge into one.  The table of a running match in a group
     has an edit budget: ``group_burst`` edits at once, refilled one per ``group_interval_s``.  While
     it lasts a move shows in the group within ``coalesce_s``; when people play faster than that,
-    the moves merge until an edit's worth has refilled.  At 4 s the table takes up to about 15
+    the moves merge until an edit's worth has refilled, and then up to ``group_hold_s`` more for a
+    fresher move (the edit then shows it at once).  At 4 s the table takes up to about 15
     of the group's 18 calls a minute, leaving the rest for announcements, notices and the summary
     (never merged away); the players get their turn in private at once either way.
     """
@@ -37,11 +38,13 @@ class Limits:
     coalesce_s: float = 0.4
     group_interval_s: float = 4.0
     group_burst: int = 2
+    group_hold_s: float = 2.0
 
     def scaled(self, k: float) -> Limits:
         """The same limits with every duration multiplied by ``k`` (0.01: a minute is 0.6 s)."""
         return Limits(self.chat_interval_s * k, self.group_per_window, self.window_s * k,
-                      self.global_per_s, self.coalesce_s * k, self.group_interval_s * k, self.group_burst)
+                      self.global_per_s, self.coalesce_s * k, self.group_interval_s * k, self.group_burst,
+                      self.group_hold_s * k)
 
 
 class TelegramSettings(BaseSettings):
@@ -65,6 +68,7 @@ class TelegramSettings(BaseSettings):
     coalesce_s: float = Field(default=0.4, ge=0)
     group_interval_s: float = Field(default=4.0, ge=0)
     group_burst: int = Field(default=2, ge=1)
+    group_hold_s: float = Field(default=2.0, ge=0)
     # Long polling: how long one getUpdates waits for an update (Telegram allows up to 50 s).
     polling_timeout: int = Field(default=30, ge=0, le=50)
     # Serve /healthz, /readyz and /metrics on host:port (in webhook mode beside the webhook).
@@ -77,4 +81,4 @@ class TelegramSettings(BaseSettings):
     def limits(self) -> Limits:
         """The flood limits from these settings."""
         return Limits(self.chat_interval_s, self.group_per_minute, 60.0, self.global_per_second,
-                      self.coalesce_s, self.group_interval_s, self.group_burst)
+                      self.coalesce_s, self.group_interval_s, self.group_burst, self.group_hold_s)

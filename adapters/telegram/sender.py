@@ -4,8 +4,8 @@
   only its latest content goes out (a burst of AI moves becomes one edit).
 - Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge; a
   group's running table waits for its edit budget (:mod:`adapters.telegram.flood`, which also keeps
-  the per-chat, per-group and overall limits).  What each operation calls is
-  :mod:`adapters.telegram.perform` (no edit to what a message already shows).
+  the per-chat, per-group and overall limits), and once out of budget for a fresher move.  What
+  each operation calls is :mod:`adapters.telegram.perform` (no edit to what a message shows).
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
   handed to ``on_forbidden`` and the operation is finished: retrying cannot help.  Nothing more is
@@ -67,6 +67,8 @@ class _Item:
     done: list[asyncio.Future[None]] = field(default_factory=list)
     busy: bool = False  # going out now: a newer content queues behind it instead of merging
     attempts: int = 0
+    touched: float = 0.0  # when its latest content came (a group's table waits for fresh content)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when content merges into it
 
 
 @dataclass
@@ -100,9 +102,6 @@ class Sender:
         self.performer = Performer(bot, state, self.flood)
         self.log = logs.get("telegram.sender")
         self.submitted = 0
-        # Set when the process stops: what is queued goes now instead of waiting to merge with later
-        # content that will not come (SIGTERM must not hold a group's table back for group_interval_s).
-        self._hurry = asyncio.Event()
 
     @property
     def calls(self) -> int:
@@ -130,6 +129,8 @@ class Sender:
                         and (old.table, old.slot) == (op.table, op.slot):
                     if op.rank >= old.rank:
                         item.op = dataclasses.replace(op, ids=old.ids + op.ids)
+                        item.touched = self.clock()
+                        item.wake.set()
                     item.done.append(fut)
                     return fut
         if isinstance(op, Edit):
@@ -139,7 +140,8 @@ class Sender:
                     item.op = op
                     item.done.append(fut)
                     return fut
-        chat.queue.append(_Item(op, self.clock(), [fut]))
+        now = self.clock()
+        chat.queue.append(_Item(op, now, [fut], touched=now))
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._drain(op.chat, chat))
         return fut
@@ -178,7 +180,9 @@ class Sender:
 
     def hurry(self) -> None:
         """From now on, send what is queued without waiting for more content to merge (stopping)."""
-        self._hurry.set()
+        self.flood.hurry.set()
+        for item in (i for c in self.chats.values() for i in c.queue):
+            item.wake.set()
 
     async def flush(self, timeout: float) -> bool:
         """Send everything queued (see :meth:`hurry`), for at most ``timeout`` seconds; True when every
@@ -209,11 +213,10 @@ class Sender:
     async def _drain(self, chat_id: str, chat: _Chat) -> None:
         while chat.queue:
             item = chat.queue[0]
-            if isinstance(item.op, Show | Edit):
-                at = item.since + self.limits.coalesce_s
-                if isinstance(item.op, Show) and item.op.linger:
-                    at = max(at, self.flood.table_at(chat, (item.op.table, item.op.slot)))
-                await self._hold_until(at)
+            if isinstance(item.op, Show) and item.op.linger:
+                await self.flood.hold_table(chat, (item.op.table, item.op.slot), item)
+            elif isinstance(item.op, Show | Edit):
+                await self.flood.hold_until(item.since + self.limits.coalesce_s)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
             if isinstance(item.op, Show):
@@ -277,14 +280,6 @@ class Sender:
         except Exception as e:  # anything else: logged, and the queue goes on
             self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
-
-    async def _hold_until(self, t: float) -> None:
-        """Hold an edit back until ``t`` so that later content merges into it, unless the process is
-        stopping (:meth:`hurry`): then no later content is coming, and the edit goes now."""
-        delay = t - self.clock()
-        if delay > 0 and not self._hurry.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._hurry.wait(), delay)
 
     async def _api_chat(self, chat_id: str, chat: _Chat) -> int:
         """The chat's id on Telegram now (a group that became a supergroup has a new one)."""

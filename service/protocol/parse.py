@@ -34,6 +34,7 @@ from typing import Any
 from service.domain import chats
 from service.protocol.errors import ProtocolError
 from service.protocol.moves import fold, normalise_move
+from service.protocol.names import COMMANDS as _COMMANDS
 from service.protocol.options import parse_options
 
 MAX_LENGTH = 512
@@ -44,8 +45,7 @@ LEVELS = ("easy", "medium", "hard")
 LOCALES = ("es", "en")
 MAX_BOTS = 5
 
-__all__ = ["GAMES", "LEVELS", "LOCALES", "MAX_LENGTH", "Command", "ProtocolError", "names_of",
-           "parse_command"]
+__all__ = ["GAMES", "LEVELS", "LOCALES", "MAX_LENGTH", "Command", "ProtocolError", "parse_command"]
 
 
 @dataclass(frozen=True)
@@ -56,31 +56,6 @@ class Command:
     args: dict[str, Any] = field(default_factory=dict)
 
 
-# Spanish aliases are matched after folding accents and case, so "/Estadísticas" works too.
-_COMMANDS: dict[str, str] = {
-    "new": "new", "nueva": "new", "nuevo": "new",
-    "join": "join", "unirse": "join", "unirme": "join",
-    "leave": "leave", "salir": "leave",
-    "bots": "bots",
-    "start": "start", "empezar": "start", "comenzar": "start",
-    "cancel": "cancel", "cancelar": "cancel",
-    "play": "play", "jugar": "play",
-    "move": "move", "mover": "move", "jugada": "move",
-    "hand": "hand", "mano": "hand",
-    "rules": "rules", "reglas": "rules",
-    "stats": "stats", "estadisticas": "stats",
-    "lang": "lang", "language": "lang", "idioma": "lang",
-    "replay": "replay", "repetir": "replay",
-    "help": "help", "ayuda": "help",
-    "kick": "kick", "expulsar": "kick",
-    "set": "set", "options": "set", "opciones": "set",
-    "rating": "rating", "puntuacion": "rating", "elo": "rating",
-    "top": "top", "ranking": "top", "clasificacion": "top",
-    "tournament": "tournament", "torneo": "tournament",
-}
-# Spellings with accents, for a platform that matches command names itself (Telegram's filters):
-# the parser folds accents away, so these are only ever listed by names_of.
-_ACCENTED = {"estadisticas": "estadísticas", "puntuacion": "puntuación", "clasificacion": "clasificación"}
 _NO_ARGS = frozenset({"join", "leave", "cancel", "hand", "stats", "help", "rating"})
 
 _GAME_ALIASES: dict[str, str] = {
@@ -98,13 +73,6 @@ _LOCALE_ALIASES: dict[str, str] = {
     "en": "en", "ingles": "en", "english": "en",
 }
 
-
-
-def names_of(command: str) -> tuple[str, ...]:
-    """Every name a chat command is written with (its canonical name first, then its aliases, with
-    and without accents): for a platform that routes some commands before the service parses them."""
-    names = [command, *(a for a, c in _COMMANDS.items() if c == command and a != command)]
-    return tuple(names + [_ACCENTED[n] for n in names if n in _ACCENTED])
 
 
 _TABLE_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -19,8 +19,8 @@ from adapters.telegram.sender import Sender
 from service.domain.identities import Room
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
+from service.protocol.names import names_of
 from service.protocol.parse import Command as Parsed
-from service.protocol.parse import names_of
 from service.write.gateway import Gateway
 
 

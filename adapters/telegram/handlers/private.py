@@ -15,7 +15,7 @@ from service.domain.commands import Plain
 from service.domain.identities import Player, Room
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
-from service.protocol.parse import names_of
+from service.protocol.names import names_of
 from service.write.gateway import Gateway
 
 

@@ -15,6 +15,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from adapters.telegram.config import Limits
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.content import MAIN, PLATFORM, Content, Post, Show
+from adapters.telegram.flood import ChatFlood, Flood
 from adapters.telegram.sender import Sender
 from service.platform.platform_state import PlatformState
 from tests.adapters.telegram.fake_api import FakeTelegram
@@ -121,3 +122,40 @@ async def test_an_older_content_never_replaces_a_newer_one(fake_redis):
     assert not await state.want_content(PLATFORM, str(USER), "tab", MAIN, (4, 9), {"text": "old"})
     ref = await state.get_message_ref(PLATFORM, str(USER), "tab", MAIN)
     assert ref is not None and ref.want == {"text": "new", "rows": []}
+
+
+def test_out_of_budget_a_group_table_waits_for_a_fresher_move_not_for_the_refill():
+    # Flood.table_due on a clock of its own: one edit a second, a burst of one, a 0.5 s hold.
+    now = [100.0]
+    flood = Flood(Limits(group_interval_s=1.0, group_burst=1, group_hold_s=0.5, coalesce_s=0.1),
+                  clock=lambda: now[0])
+    chat, slot = ChatFlood(), ("tab", MAIN)
+    assert flood.table_due(chat, slot, fresh=100.1) == 100.1  # the budget has an edit: at once
+    flood.spend(chat, slot)  # ... and it went out
+    now[0] = 100.2
+    # The next move came before the refill (101.0): it waits past the refill, for a fresher move ...
+    assert flood.table_due(chat, slot, fresh=100.3) == pytest.approx(101.5)
+    # ... which, coming after the refill, goes at once (and the edit shows both moves).
+    now[0] = 101.2
+    assert flood.table_due(chat, slot, fresh=101.3) == 101.3
+
+
+async def test_a_held_group_table_goes_with_the_fresher_move_in_one_edit(api, fake_redis):
+    fake, bot = api
+    state = PlatformState(fake_redis)
+    limits = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000,
+                    coalesce_s=0.01, group_interval_s=0.6, group_burst=1, group_hold_s=5.0)
+    sender = Sender(bot, state, limits)
+
+    def table(version: int) -> Show:
+        return Show(str(GROUP), "tab", MAIN, (version, 0), Content(f"table v{version}"), linger=True)
+
+    await sender.deliver(table(1))  # the budget's one edit
+    later = sender.submit(table(2))  # out of budget: held for a fresher move (up to 5 s past the refill)
+    await asyncio.sleep(0.8)  # past the refill
+    assert not later.done() and [m.text for m in fake.chat_messages(GROUP)] == ["table v1"]
+    await sender.deliver(table(3))  # a fresher move: it goes now, with v2 merged into it
+    assert later.done()
+    [shown] = fake.chat_messages(GROUP)
+    assert shown.text == "table v3" and shown.edits == 1
+    await sender.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 from hypothesis import given
@@ -238,3 +239,17 @@ def test_parse_never_raises_anything_but_protocol_error(text: str) -> None:
 def test_parse_near_misses_never_crash(words: list[str]) -> None:
     with contextlib.suppress(ProtocolError):
         parse_command(" ".join(words))
+
+
+def test_every_name_a_command_is_shown_or_routed_by_is_one_the_parser_reads_as_it():
+    # Telegram's "/" menu and its command filters take their names from the protocol (issue 18).
+    from service.domain.chats import COMMAND_CHATS
+    from service.protocol.names import names_of, shown_name
+
+    for command in COMMAND_CHATS:
+        for name in (shown_name(command, "es"), shown_name(command, "en"), *names_of(command)):
+            assert re.fullmatch(r"[a-záéíóú]+", name), name
+            args = {"new": " cinquillo", "play": " cinquillo", "bots": " 1", "move": " pass", "kick": " 1",
+                    "set": " chips", "lang": " es", "replay": " t1", "tournament": " join"}.get(command, "")
+            assert parse_command(f"/{name}{args}").name == command
+    assert shown_name("hand", "es") == "mano" and shown_name("hand", "en") == "hand"
