@@ -2,8 +2,9 @@
 
 :class:`Content` is a message's text and inline keyboard (kept in Redis as JSON, compared by digest);
 :class:`Show` puts content in a slot (a message edited in place), :class:`Post` sends a new message
-once, :class:`Edit` edits one given message (a settings keyboard).  No IO; :mod:`adapters.telegram.render`
-builds these from outbox messages and :mod:`adapters.telegram.sender` carries them out.
+once, :class:`Edit` edits one given message (a settings keyboard, a board).  No IO;
+:mod:`adapters.telegram.render` builds these from outbox messages and :mod:`adapters.telegram.sender`
+carries them out.
 """
 
 from __future__ import annotations
@@ -119,11 +120,14 @@ class Post:
 
 @dataclass(frozen=True)
 class Edit:
-    """Edit one given message (a settings keyboard): no slot, nothing kept in Redis."""
+    """Edit one given message (a settings keyboard, a board redrawn): no slot, nothing kept in Redis.
+    With a ``key`` (a board's: the outbox message id), a message that can no longer be edited (deleted,
+    too old) gets the content as a new message instead, sent once as a :class:`Post` with that key."""
 
     chat: str
     message_id: int
     content: Content
+    key: str = ""
 
 
 Op = Show | Post | Edit

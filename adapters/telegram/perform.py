@@ -8,7 +8,8 @@
   is gone (deleted, too old to edit) is sent again.
 - A :class:`Post` is sent once: its key is marked in Redis first (a redelivery sends nothing), and
   unmarked if the call failed.
-- An :class:`Edit` edits one given message (a settings keyboard).
+- An :class:`Edit` edits one given message (a settings keyboard, a board); a board's (it has a
+  ``key``) whose message is gone is posted anew instead, as a :class:`Post` with that key.
 
 Errors other than these go up to the sender, which decides whether to try again.
 """
@@ -29,6 +30,13 @@ from service.platform.platform_state import PlatformState
 POST_TTL_S = 24 * 3600
 
 
+def gone(e: TelegramBadRequest) -> bool:
+    """Whether an edit was refused because the message can no longer be edited (deleted: "message to
+    edit not found"; too old, or not the bot's: "message can't be edited")."""
+    text = e.message.lower()
+    return "not found" in text or "can't be edited" in text
+
+
 class Performer:
     """Carries out operations on one :class:`aiogram.Bot` (see the module docstring)."""
 
@@ -45,8 +53,12 @@ class Performer:
                     chat_id=api, message_id=edit.message_id, text=edit.content.text,
                     reply_markup=edit.content.markup()))
             except TelegramBadRequest as e:
-                if "not modified" not in e.message.lower():
+                if "not modified" in e.message.lower():
+                    return
+                if not (edit.key and gone(e)):
                     raise
+                # A board whose message was deleted or is too old: shown anew, not dropped.
+                await self.perform(api, chat_id, chat, Post(edit.chat, edit.content, edit.key))
             return
         if isinstance(op, Post):
             if not await self.state.mark_once(PLATFORM, f"post:{op.key}", POST_TTL_S):
@@ -78,7 +90,7 @@ class Performer:
                 text = e.message.lower()
                 if "not modified" in text:
                     pass
-                elif "not found" in text or "can't be edited" in text:
+                elif gone(e):
                     mid = await self._send(api, chat_id, chat, content)
                 else:
                     raise

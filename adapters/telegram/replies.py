@@ -5,7 +5,9 @@ hands every reply here; the content model is :mod:`adapters.telegram.content`'s.
 - A reply's ``actions`` are its buttons, three to a row, each carrying its token (a board's view, a
   tournament's join, leave or start, the leaderboard under the standings).
 - A reply that ``replaces`` a message (a board button pressed on it; the bot passed that message's id
-  with the press) edits that message in place: one board message, whatever is pressed.
+  with the press) edits that message in place: one board message, whatever is pressed.  If that
+  message can no longer be edited (deleted, too old), the board is posted as a new one
+  (:class:`~adapters.telegram.content.Edit`'s ``key``).
 - A tournament's sign-up is its own slot (the tournament id, :data:`~adapters.telegram.content.MAIN`),
   edited in place as people join and leave, like a table's lobby.
 - A round's message links each of its tables ("🃏 Table k": a deep link that opens the private chat
@@ -42,7 +44,7 @@ def reply_ops(msg: Message, chat: str, web: Rows, bot_username: str) -> list[Sho
     text = msg.text if len(msg.text) <= MAX_TEXT else msg.text[: MAX_TEXT - 1] + "…"
     content = Content(text, action_rows(msg) + table_rows(msg, bot_username) + web)
     if msg.replaces and msg.replaces.isdigit():
-        return [Edit(chat, int(msg.replaces), content)]
+        return [Edit(chat, int(msg.replaces), content, key=msg.id)]
     if msg.table and is_tournament(msg.table) and any(a.move == "join" for a in msg.actions):
         return [Show(chat, msg.table, MAIN, (msg.version, ROOM_RANK), content, (msg.id,), locale=msg.locale)]
     return [Post(chat, content, msg.id)]

@@ -6,6 +6,12 @@ numbered choices and becomes an ``action`` with that choice's token.  Outbound: 
 goes to that room, one for a person to their DM room (created when needed: a private message is never
 shown anywhere else); a table's table/hand message is edited in place (``m.replace``) rather than
 posted again, except a hand that asks for a move, which is posted anew so the person is notified.
+
+Boards (``/rating``, ``/top``): a number that answers a message's choices names that message's Matrix
+event as the action's ``message``; cinq's answer to a board choice says it ``replaces`` that event,
+and the bridge edits it in place, so a board stays one message whatever is chosen.  Only an event the
+bridge itself posted with choices in that room, and not redacted since, is edited; for any other
+``replaces`` the board is posted anew.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from bridges.matrix import render
 from bridges.matrix.state import State
 
 NUMBER = re.compile(r"^\s*(\d{1,3})\s*\.?\s*$")
+# The longest ``message`` cinq takes in an action (adapters/webhook/openapi.json); Matrix event ids
+# are far shorter in practice, and a longer one is left out rather than have the action refused.
+MAX_MESSAGE = 128
 # Kinds whose last message is kept up to date in place.
 EDITED = ("table", "hand")
 
@@ -29,6 +38,10 @@ class Homeserver(Protocol):
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         """Send ``content`` to ``room``; the same ``txn_id`` is sent once; returns the event id."""
+        ...
+
+    async def still_shown(self, room: str, event: str) -> bool:
+        """Whether ``event`` in ``room`` still shows its content (False: redacted, or not found)."""
         ...
 
     async def create_dm(self, user: str) -> str:
@@ -66,14 +79,17 @@ class Bridge:
             "user": {"id": sender, "name": name[:128], "locale": self.locale},
         }
         number = NUMBER.match(body)
-        tokens, locale = self.state.pending(room)
+        tokens, locale, offered_on = self.state.pending(room)
         if number and tokens:
             n = int(number.group(1))
             if not 1 <= n <= len(tokens):
                 line = render.text(locale or self.locale, "no_choice", n=n, k=len(tokens))
                 await self._send(room, render.notice(line), f"refuse-{event_id}", "send")
                 return
-            await self.cinq.post({"type": "action", **base, "token": tokens[n - 1]}, event_id)
+            action = {"type": "action", **base, "token": tokens[n - 1]}
+            if offered_on and len(offered_on) <= MAX_MESSAGE:
+                action["message"] = offered_on  # the message whose choice this is: a board redraws it
+            await self.cinq.post(action, event_id)
             return
         await self.cinq.post({"type": "message", **base, "text": body[:4096]}, event_id)
 
@@ -95,19 +111,27 @@ class Bridge:
         table, kind = msg.get("table"), msg["kind"]
         txn = "cb-" + re.sub(r"[^A-Za-z0-9._-]", "_", msg["id"])
         posted = None
-        if table and kind in EDITED:
+        replaces = msg.get("replaces")
+        if replaces and self.state.offered(room, replaces) and await self.matrix.still_shown(room, replaces):
+            # A board redrawn: the same event, edited (its later choices still name it).  A redacted
+            # one is not: an edit of it would stay hidden, so the board is posted anew instead.
+            await self._send(room, render.replacement(replaces, content), txn, "edit")
+            shows = replaces
+        elif table and kind in EDITED:
             original = self.state.posted(room, table, kind)
             # A hand asking for a move is posted anew (a notification); every other update is an edit.
             if original and not (kind == "hand" and tokens):
                 await self._send(room, render.replacement(original, content), txn, "edit")
+                shows = original
             else:
-                posted = (table, kind, await self._send(room, content, txn, "send"))
+                shows = await self._send(room, content, txn, "send")
+                posted = (table, kind, shows)
         else:
-            await self._send(room, content, txn, "send")
+            shows = await self._send(room, content, txn, "send")
         # The numbers answer the last message that offered choices; a table or hand without any
         # (another's turn) withdraws them, so a late number is refused instead of sent stale.
         keep = tokens if tokens or kind in EDITED else None
-        self.state.shown(msg["id"], room, msg.get("locale") or self.locale, keep, posted)
+        self.state.shown(msg["id"], room, msg.get("locale") or self.locale, keep, posted, shows)
 
     async def _send(self, room: str, content: dict[str, Any], txn: str, what: str) -> str:
         event = await self.matrix.send(room, content, txn)

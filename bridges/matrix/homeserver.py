@@ -1,5 +1,5 @@
 """The Matrix side, through matrix-nio: log in once (the token and device are kept), sync, accept
-invites, send and edit messages, create DM rooms.
+invites, send and edit messages, tell whether a message was redacted, create DM rooms.
 
 The bot keeps one device across restarts, so the homeserver deduplicates our transaction ids (a
 callback retried after a crash is not posted twice), and the sync token is stored after each batch
@@ -19,7 +19,9 @@ from nio import (
     InviteMemberEvent,
     JoinError,
     LoginResponse,
+    RedactedEvent,
     RoomCreateResponse,
+    RoomGetEventError,
     RoomMessageText,
     RoomPreset,
     RoomSendResponse,
@@ -69,6 +71,15 @@ class Matrix:
         if not isinstance(resp, RoomSendResponse):
             raise MatrixError(f"send to {room} failed: {resp}")
         return str(resp.event_id)
+
+    async def still_shown(self, room: str, event: str) -> bool:
+        """Whether ``event`` in ``room`` still shows its content (not redacted, not gone)."""
+        resp = await self.client.room_get_event(room, event)
+        if isinstance(resp, RoomGetEventError):
+            if resp.status_code == "M_NOT_FOUND":
+                return False
+            raise MatrixError(f"reading {event} in {room} failed: {resp}")
+        return not isinstance(resp.event, RedactedEvent)
 
     async def create_dm(self, user: str) -> str:
         """A new private room with ``user`` invited, marked as direct."""

@@ -4,7 +4,10 @@
   restart) and the sync token (so no message is read twice or missed).
 - ``rooms``: each room's kind (``private`` with one person, or ``group``); ``dms``: a person's DM room.
 - ``posted``: the Matrix event of a table's last table/hand message in a room, the one edits replace.
-- ``pending``: the action tokens a room may answer by number, and the room's language.
+- ``pending``: the action tokens a room may answer by number, the room's language, and the Matrix
+  event that offered them (an action names it as its ``message``: a board redraws that event).
+- ``offered``: the events the bridge posted with choices, per room (a day of them): a callback's
+  ``replaces`` is honoured only for one of these, so the bridge edits nothing but its own messages.
 - ``done``: callback ids already shown (cinq retries a callback whose answer it did not get).
 """
 
@@ -20,7 +23,9 @@ CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, kind TEXT NOT NULL, use
 CREATE TABLE IF NOT EXISTS dms (user TEXT PRIMARY KEY, room TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS posted (room TEXT, tbl TEXT, kind TEXT, event TEXT NOT NULL,
                                    PRIMARY KEY (room, tbl, kind));
-CREATE TABLE IF NOT EXISTS pending (room TEXT PRIMARY KEY, tokens TEXT NOT NULL, locale TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pending (room TEXT PRIMARY KEY, tokens TEXT NOT NULL, locale TEXT NOT NULL,
+                                    event TEXT);
+CREATE TABLE IF NOT EXISTS offered (room TEXT, event TEXT, at REAL NOT NULL, PRIMARY KEY (room, event));
 CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
 """
 # cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
@@ -34,6 +39,10 @@ class State:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+        # A state file from before boards were edited in place has no ``pending.event``: add it.
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(pending)")}
+        if "event" not in columns:
+            self.db.execute("ALTER TABLE pending ADD COLUMN event TEXT")
 
     def close(self) -> None:
         """Close the file."""
@@ -73,10 +82,18 @@ class State:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def pending(self, room: str) -> tuple[list[str], str | None]:
-        """The tokens a number typed in ``room`` chooses among, and the room's last language."""
-        row = self.db.execute("SELECT tokens, locale FROM pending WHERE room = ?", (room,)).fetchone()
-        return ([], None) if row is None else (json.loads(row[0]), str(row[1]))
+    def pending(self, room: str) -> tuple[list[str], str | None, str | None]:
+        """The tokens a number typed in ``room`` chooses among, the room's last language, and the
+        event that offered them (None when not known: a state file from an older bridge)."""
+        row = self.db.execute("SELECT tokens, locale, event FROM pending WHERE room = ?", (room,)).fetchone()
+        if row is None:
+            return [], None, None
+        return json.loads(row[0]), str(row[1]), None if row[2] is None else str(row[2])
+
+    def offered(self, room: str, event: str) -> bool:
+        """Whether ``event`` is a message the bridge posted in ``room`` with choices (a board)."""
+        row = self.db.execute("SELECT 1 FROM offered WHERE room = ? AND event = ?", (room, event)).fetchone()
+        return row is not None
 
     def is_done(self, msg_id: str) -> bool:
         """Whether callback ``msg_id`` was already shown."""
@@ -89,15 +106,21 @@ class State:
         locale: str,
         tokens: list[str] | None,
         posted: tuple[str, str, str] | None = None,
+        event: str | None = None,
     ) -> None:
         """Record, in one transaction, that callback ``msg_id`` was shown in ``room``: the room's
-        choices (``None`` keeps them, ``[]`` clears them) and the event later edits replace."""
+        choices (``None`` keeps them, ``[]`` clears them) and ``event``, the message that shows them
+        (the original event when it was edited), and the event later edits replace."""
         now = time.time()
         with self.db:
             if tokens is not None:
                 self.db.execute(
-                    "INSERT OR REPLACE INTO pending VALUES (?, ?, ?)", (room, json.dumps(tokens), locale)
+                    "INSERT OR REPLACE INTO pending VALUES (?, ?, ?, ?)",
+                    (room, json.dumps(tokens), locale, event if tokens else None),
                 )
+            if tokens and event is not None:
+                self.db.execute("INSERT OR REPLACE INTO offered VALUES (?, ?, ?)", (room, event, now))
+                self.db.execute("DELETE FROM offered WHERE at < ?", (now - DONE_TTL_S,))
             if posted is not None:
                 self.db.execute("INSERT OR REPLACE INTO posted VALUES (?, ?, ?, ?)", (room, *posted))
             self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))

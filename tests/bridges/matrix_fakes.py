@@ -17,6 +17,8 @@ class FakeMatrix:
         self.txns: dict[str, str] = {}
         self.dms: list[str] = []
         self.fail = False
+        self.redacted: set[str] = set()
+        self.asked: list[str] = []  # the events still_shown was asked about
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         if self.fail:
@@ -25,6 +27,10 @@ class FakeMatrix:
             self.sent.append((room, content))
             self.txns[txn_id] = f"$e{len(self.sent)}"
         return self.txns[txn_id]
+
+    async def still_shown(self, room: str, event: str) -> bool:
+        self.asked.append(event)
+        return event in self.txns.values() and event not in self.redacted
 
     async def create_dm(self, user: str) -> str:
         await asyncio.sleep(0)  # let a concurrent callback run in between
@@ -51,6 +57,7 @@ def msg(
     text: str = "Cinquillo · round 1",
     buttons: list[tuple[str, str]] = (),
     locale: str = "en",
+    replaces: str | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "message",
@@ -64,4 +71,5 @@ def msg(
         "text": text,
         "buttons": [{"label": lb, "token": tk} for lb, tk in buttons],
         "view": None,
+        "replaces": replaces,
     }

@@ -94,6 +94,7 @@ async def test_a_number_answers_the_rooms_choices_with_their_token(world):
         "chat": {"id": "!dm-@ana:hs", "kind": "private"},
         "user": {"id": "@ana:hs", "name": "Ana", "locale": "es"},
         "token": "tok6",
+        "message": "$e1",  # the hand whose choice it is
     }
 
 

@@ -8,6 +8,10 @@ down, and it is started again: the match still ends, so nothing was lost (a lost
 G-1: every message that shows a hand went to a room of exactly two members, the bot and the hand's
 owner; the group room never shows a hand; in Cinquillo the cards a person still held at the end
 appear nowhere but in their own DM.
+
+Boards (issue 15): ``/top`` in the group is one message; choosing one of its numbers redraws that same
+Matrix event (``m.replace``), and nothing new is posted; once the board is redacted, a choice posts it
+anew.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 
 import pytest
 
+from service.protocol.i18n import translate
 from tools.synapse import Synapse
 
 HAND_LINE = {"en": "Your hand:", "es": "Tu mano:"}
@@ -118,3 +123,48 @@ def test_the_card_parsers_read_the_texts_as_written():
                                                                  ("King", "swords")}
     assert shown("Cal: Ace of cups\n🏆 cups: 4–6\n🪙 coins: not open") == {
         ("Ace", "cups"), ("4", "cups"), ("5", "cups"), ("6", "cups")}
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(900)
+async def test_a_top_choice_on_matrix_edits_the_same_board_event(synapse, real_redis_url, tmp_path):
+    from tools.matrix_world import World, options
+
+    world = World(tmp_path, real_redis_url, synapse, locale="en")
+    try:
+        ana, bea = await world.start(["Ana", "Bea"])
+        group = await world.group(ana, [bea])
+        bot = world.bot
+
+        def posted() -> list[dict]:
+            return [e for _, e in ana.from_bot(group, bot, edits=False)]
+
+        def body(event_id: str) -> str:
+            return str(ana.current.get(event_id, {}).get("body", ""))
+
+        await ana.say(group, "/top")
+        title = translate("en", "top.title.group.all", game="Cinquillo")
+        (board,) = await ana.wait(lambda: [e for e in posted() if title in e["content"]["body"]])
+        # Both games, Cinquillo, 535; all time, this week, this month; my rating.
+        assert options(board["content"]) == 7
+        board_id = board["event_id"]
+
+        await bea.say(group, "3")  # 535 only
+        only_535 = translate("en", "top.title.group.all", game="535")
+        await ana.wait(lambda: body(board_id).startswith(only_535))
+        await bea.say(group, "7")  # my rating: Bea's, in the same message
+        await ana.wait(lambda: body(board_id).startswith(translate("en", "rating.none")))
+
+        assert [e["event_id"] for e in posted()] == [board_id]  # nothing else was posted
+        edits = [e["content"] for _, e in ana.from_bot(group, bot) if e["event_id"] != board_id]
+        assert len(edits) == 2
+        assert all(c["m.relates_to"] == {"rel_type": "m.replace", "event_id": board_id} for c in edits)
+
+        # Ana (the room's admin) redacts the board: the next choice is shown as a new board, since an
+        # edit of a redacted event would stay hidden.
+        await ana.client.room_redact(group, board_id)
+        await bea.say(group, "1")  # the leaderboard, from the rating view
+        (anew,) = await ana.wait(lambda: [e for e in posted() if e["event_id"] != board_id])
+        assert title in anew["content"]["body"] and "m.relates_to" not in anew["content"]
+    finally:
+        await world.close()

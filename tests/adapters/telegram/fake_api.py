@@ -10,7 +10,9 @@ updates given to :meth:`FakeTelegram.push`, and :meth:`FakeTelegram.post_update`
 a bot's webhook (with the secret header) and records the method the bot answered with in the HTTP
 response.  A group upgraded to a supergroup answers 400 with ``parameters.migrate_to_chat_id``
 (:meth:`FakeTelegram.migrate`); :attr:`FakeTelegram.down` makes every call fail with 502, and
-:attr:`FakeTelegram.slow` makes the calls about a chat take that long to answer.
+:attr:`FakeTelegram.slow` makes the calls about a chat take that long to answer.  Editing a deleted
+message answers 400 "message to edit not found", and one in :attr:`FakeTelegram.frozen` (too old to
+edit, as Telegram says of old messages) 400 "message can't be edited".
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class FakeTelegram:
     closing: bool = False
     fail_set_webhook: bool = False
     slow: dict[int, float] = field(default_factory=dict)  # chat -> seconds its calls take to answer
+    frozen: set[tuple[int, int]] = field(default_factory=set)  # (chat, message id): too old to edit
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: dict[int, int] = field(default_factory=dict)
     _seq: int = 0
@@ -242,6 +245,8 @@ class FakeTelegram:
         m = self.messages.get(key)
         if m is None:
             return 400, "Bad Request: message to edit not found"
+        if key in self.frozen:
+            return 400, "Bad Request: message can't be edited"
         markup = p.get("reply_markup") or None
         if _web_app_in_group(key[0], p):
             return 400, "Bad Request: BUTTON_TYPE_INVALID"
@@ -256,6 +261,8 @@ class FakeTelegram:
         m = self.messages.get(key)
         if m is None:
             return 400, "Bad Request: message to edit not found"
+        if key in self.frozen:
+            return 400, "Bad Request: message can't be edited"
         self._seq += 1
         m.markup, m.edits, m.seq = p.get("reply_markup") or None, m.edits + 1, self._seq
         return 200, self._message(m)

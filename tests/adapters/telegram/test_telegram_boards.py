@@ -2,7 +2,7 @@
 message whose buttons (game, week or month, my rating) edit that same message; a tournament's sign-up
 has Join, Leave and Start and is edited in place as people join; a refused press is the press's alert
 and changes nothing in the chat; a round's message links each table; the standings offer the
-leaderboard."""
+leaderboard.  A board whose message can no longer be edited (deleted, too old) is posted anew, once."""
 
 from __future__ import annotations
 
@@ -10,10 +10,18 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from aiogram import Bot
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+
+from adapters.telegram.config import Limits
+from adapters.telegram.content import Content, Edit
+from adapters.telegram.sender import Sender
+from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
 from service.tournaments.director import Director
-from tests.adapters.telegram.fake_api import Shown
-from tests.adapters.telegram.support import GROUP_ID, World, person
+from tests.adapters.telegram.fake_api import FakeTelegram, Shown
+from tests.adapters.telegram.support import GROUP_ID, TOKEN, World, person
 
 ANA = person(81, "Ana", "en")
 BEA = person(91, "Bea", "en")
@@ -64,6 +72,58 @@ async def test_top_is_one_message_its_buttons_edit(any_redis):
         await w.quiet()
         assert answer.get("show_alert") and answer["text"] == translate("en", "refusal.token_forged")
         assert shown.edits == 3 and len(w.fake.calls_to(GROUP_ID, ("sendMessage",))) == sent
+
+
+async def test_a_board_whose_message_is_gone_or_too_old_is_posted_anew(any_redis):
+    async with World(any_redis) as w:
+        await w.say(ANA, "/top", chat=GROUP_ID)
+        await w.quiet()
+        [(board, only_535)] = with_button(w, GROUP_ID, translate("en", "board.btn.game.535"))
+        del w.fake.messages[(GROUP_ID, board.id)]  # someone deleted the board
+        await w.press(BEA, board, only_535)
+        await w.quiet()
+        [anew] = w.fake.chat_messages(GROUP_ID)
+        assert anew.id != board.id and anew.text.splitlines()[0] == translate(
+            "en", "top.title.group.all", game="535")
+        w.fake.frozen.add((GROUP_ID, anew.id))  # too old to edit now
+        week = next(b["callback_data"] for b in anew.buttons()
+                    if b["text"] == translate("en", "board.btn.window.week"))
+        await w.press(BEA, anew, week)
+        await w.quiet()
+        old, newest = w.fake.chat_messages(GROUP_ID)
+        assert old is anew and anew.edits == 0  # Telegram refused the edit: it shows what it showed
+        assert newest.text.splitlines()[0] == translate("en", "top.title.group.week", game="535")
+
+
+async def test_a_boards_fallback_post_is_sent_once_and_only_for_a_message_that_is_gone(fake_redis):
+    fake = FakeTelegram()
+    await fake.start()
+    bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(fake.url)))
+    quick = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000,
+                   coalesce_s=0.0)
+    try:
+        sender = Sender(bot, PlatformState(fake_redis), quick)
+        chat = str(GROUP_ID)
+        # The same board redraw delivered twice (a redelivery) for a message that is gone: one post.
+        await sender.deliver(Edit(chat, 41, Content("535 board"), key="wh-1:0"))
+        await sender.deliver(Edit(chat, 41, Content("535 board"), key="wh-1:0"))
+        assert [m.text for m in fake.chat_messages(GROUP_ID)] == ["535 board"]
+        # Without a key (a settings keyboard, which only means something on its own message): refused,
+        # and nothing is posted in its place.
+        await sender.deliver(Edit(chat, 42, Content("settings")))
+        assert [m.text for m in fake.chat_messages(GROUP_ID)] == ["535 board"]
+        assert [c.method for c in fake.calls] == ["editMessageText", "sendMessage", "editMessageText",
+                                                  "editMessageText"]
+        # Refused for another reason (a button a group may not have): not posted either, since a post
+        # would be refused the same way; the board stays as it was.
+        [shown] = fake.chat_messages(GROUP_ID)
+        bad = Content("week board", ((("open", "web_app", "https://example.org/app"),),))
+        await sender.deliver(Edit(chat, shown.id, bad, key="wh-2:0"))
+        assert [(m.text, m.edits) for m in fake.chat_messages(GROUP_ID)] == [("535 board", 0)]
+        assert [c.method for c in fake.calls][4:] == ["editMessageText"]
+    finally:
+        await bot.session.close()
+        await fake.stop()
 
 
 async def test_rating_in_private_switches_to_the_board_in_the_same_message(any_redis):
