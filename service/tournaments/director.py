@@ -95,11 +95,11 @@ class Director:
     """Decides tournament commands (see the module docstring)."""
 
     def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
-                 seeds: Callable[[], str] | None = None, name: str | None = None) -> None:
+                 seeds: Callable[[], str] | None = None, name: str | None = None,
+                 keys: Keys | None = None) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
-        self.prefix = settings.key_prefix
+        self.keys = keys or Keys.of(settings)  # the bootstrap's one layout, under `cinq serve`
         self.clock = clock
         self.seeds = seeds or (lambda: secrets.token_hex(16))
         self.secret = settings.secrets_bytes()[0]
@@ -111,7 +111,7 @@ class Director:
 
     def _keys(self, tid: str) -> list[str]:
         b = self.keys.bucket(tid)
-        base = f"{self.prefix}tn:{{{b}}}:{tid}"
+        base = f"{self.keys.prefix}tn:{{{b}}}:{tid}"
         return [f"{base}:events", f"{base}:snap", f"{base}:done", self.keys.outbox(b), self.keys.due(b)]
 
     async def load(self, tid: str | None) -> Tournament | None:
@@ -126,7 +126,7 @@ class Director:
     async def setup(self) -> None:
         """Create the consumer group (idempotent)."""
         with contextlib.suppress(ResponseError):
-            await self.redis.xgroup_create(commands_key(self.prefix), GROUP, id="0", mkstream=True)
+            await self.redis.xgroup_create(commands_key(self.keys.prefix), GROUP, id="0", mkstream=True)
 
     async def handle(self, cmd: TableCommand) -> str:
         """Decide and append one command: ``ok``, ``refused:<code>``, ``noop`` or ``duplicate``."""
@@ -134,7 +134,7 @@ class Director:
             t = await self.load(cmd.table)
             current = None
             if cmd.name == "tournament" and cmd.args.get("action") == "open" and cmd.room is not None:
-                shown = await self.redis.get(current_key(self.prefix, cmd.room.platform, cmd.room.chat))
+                shown = await self.redis.get(current_key(self.keys.prefix, cmd.room.platform, cmd.room.chat))
                 current = await self.load(as_text_or_none(shown))
             ctx = Context(now=self.clock(), new_seed=self.seeds, secret=self.secret,
                           turn_seconds=self.settings.turn_seconds, bot_level=self.settings.bot_level,
@@ -171,7 +171,7 @@ class Director:
         pipe = self.redis.pipeline(transaction=False)
         t = d.after
         if t is not None and any(isinstance(e, TournamentOpened) for e in d.events):
-            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id)
+            pipe.set(current_key(self.keys.prefix, t.room.platform, t.room.chat), t.id)
         for tc in d.tables:
             pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
         if d.messages:
@@ -183,7 +183,7 @@ class Director:
             return
         pipe = self.redis.pipeline(transaction=False)
         if t.status in (SIGNUP, RUNNING):
-            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id, nx=True)
+            pipe.set(current_key(self.keys.prefix, t.room.platform, t.room.chat), t.id, nx=True)
         if t.status == RUNNING:
             for draw in t.tables():
                 tc = table_command(t, draw, cmd, ctx)
@@ -200,13 +200,13 @@ class Director:
                 outcome = await self.handle(cmd)
                 self.log.info("command", tournament=cmd.table, command=cmd.name, id=cmd.id, outcome=outcome)
             pipe = self.redis.pipeline(transaction=False)
-            pipe.xack(commands_key(self.prefix), GROUP, mid)
-            pipe.xdel(commands_key(self.prefix), mid)
+            pipe.xack(commands_key(self.keys.prefix), GROUP, mid)
+            pipe.xdel(commands_key(self.keys.prefix), mid)
             await pipe.execute()
         return len(entries)
 
     async def _read(self, start: str, block: int | None) -> list[tuple[Any, dict[Any, Any]]]:
-        got = await self.redis.xreadgroup(GROUP, self.name, {commands_key(self.prefix): start}, count=50,
+        got = await self.redis.xreadgroup(GROUP, self.name, {commands_key(self.keys.prefix): start}, count=50,
                                           block=block)
         return [e for _, entries in (got or []) for e in entries if e[1]]
 
@@ -224,12 +224,12 @@ class Director:
         last_claim = 0.0
         while not stop.is_set():
             try:
-                if not await leases.hold(self.redis, lease_key(self.prefix), self.name, LEASE_MS):
+                if not await leases.hold(self.redis, lease_key(self.keys.prefix), self.name, LEASE_MS):
                     await asyncio.sleep(LEASE_MS / 3000)
                     continue
                 if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:
                     last_claim = time.monotonic()
-                    claimed = await self.redis.xautoclaim(commands_key(self.prefix), GROUP, self.name,
+                    claimed = await self.redis.xautoclaim(commands_key(self.keys.prefix), GROUP, self.name,
                                                           CLAIM_IDLE_MS, "0-0", count=50)
                     await self._handle_entries([e for e in claimed[1] if e[1]])
                     await self._handle_entries(await self._read("0", None))
