@@ -4,12 +4,11 @@ adapter's reference), so a platform edits it in place.  A forged button is refus
 
 from __future__ import annotations
 
-from tests.service.ratings.test_ratings_service import open_table, play_out, snapshot
-
 from service.domain.tokens import issue
 from service.protocol.i18n import translate
 from service.ratings.boards import BOARD, parse_view, view_move
 from service.ratings.projector import Projector
+from tests.service.ratings.test_ratings_service import open_table, play_out, snapshot
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, private, to
 
 

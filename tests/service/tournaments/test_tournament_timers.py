@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.service.tournaments.test_tournaments import World, reply_of
-
 from service.domain.events import MovePlayed, SeatTakenByBot
 from service.ratings.projector import Projector
 from service.ratings.store import RatingStore
@@ -18,6 +16,7 @@ from service.tournaments.events import RoundFinished, TableScored, TournamentFin
 from service.tournaments.state import FINISHED
 from service.write.timers import fire_due
 from tests.service.support import ANA, BEA, Harness, seeds
+from tests.service.tournaments.test_tournaments import World, reply_of
 
 
 class TimedWorld(World):
