@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
 import hmac
 import secrets
@@ -32,8 +31,6 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
-
-from redis.exceptions import RedisError, ResponseError
 
 from service.domain.commands import TableCommand
 from service.domain.events import encode
@@ -43,9 +40,9 @@ from service.ops import logs
 from service.ops.settings import Settings
 from service.platform import doorbell
 from service.ratings.model import MatchRecord, to_json
-from service.store import leases
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
+from service.store.leased_stream import LeasedStream
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
 from service.tournaments.events import TournamentOpened, decode
 from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
@@ -105,6 +102,9 @@ class Director:
         self.secret = settings.secrets_bytes()[0]
         self.name = name or f"d-{secrets.token_hex(4)}"
         self.log = logs.get("tournaments").bind(director=self.name)
+        self.stream = LeasedStream(redis, commands_key(self.keys.prefix), GROUP, lease_key(self.keys.prefix),
+                                   self.name, self._redis_error, count=50, lease_ms=LEASE_MS,
+                                   claim_idle_ms=CLAIM_IDLE_MS)
         # The tables' own compare-and-append (one definition of appending an aggregate's events).
         self._append = redis.register_script(
             resources.files("service.store.lua").joinpath("append.lua").read_text())
@@ -125,8 +125,10 @@ class Director:
 
     async def setup(self) -> None:
         """Create the consumer group (idempotent)."""
-        with contextlib.suppress(ResponseError):
-            await self.redis.xgroup_create(commands_key(self.keys.prefix), GROUP, id="0", mkstream=True)
+        await self.stream.setup()
+
+    def _redis_error(self, e: BaseException) -> None:
+        self.log.warning("redis_error", error=logs.error_text(e))
 
     async def handle(self, cmd: TableCommand) -> str:
         """Decide and append one command: ``ok``, ``refused:<code>``, ``noop`` or ``duplicate``."""
@@ -199,42 +201,14 @@ class Director:
             else:
                 outcome = await self.handle(cmd)
                 self.log.info("command", tournament=cmd.table, command=cmd.name, id=cmd.id, outcome=outcome)
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.xack(commands_key(self.keys.prefix), GROUP, mid)
-            pipe.xdel(commands_key(self.keys.prefix), mid)
-            await pipe.execute()
+            await self.stream.ack(mid)
         return len(entries)
-
-    async def _read(self, start: str, block: int | None) -> list[tuple[Any, dict[Any, Any]]]:
-        got = await self.redis.xreadgroup(GROUP, self.name, {commands_key(self.keys.prefix): start}, count=50,
-                                          block=block)
-        return [e for _, entries in (got or []) for e in entries if e[1]]
 
     async def drain(self) -> int:
         """Decide everything waiting (this director's pending commands first); returns how many."""
-        await self.setup()
-        n = await self._handle_entries(await self._read("0", None))
-        while got := await self._read(">", None):
-            n += await self._handle_entries(got)
-        return n
+        return await self.stream.drain(self._handle_entries)
 
     async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
         """Decide until ``stop`` while holding the lease; take over what a dead director held."""
-        await self.setup()
-        last_claim = 0.0
-        while not stop.is_set():
-            try:
-                if not await leases.hold(self.redis, lease_key(self.keys.prefix), self.name, LEASE_MS):
-                    await asyncio.sleep(LEASE_MS / 3000)
-                    continue
-                if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:
-                    last_claim = time.monotonic()
-                    claimed = await self.redis.xautoclaim(commands_key(self.keys.prefix), GROUP, self.name,
-                                                          CLAIM_IDLE_MS, "0-0", count=50)
-                    await self._handle_entries([e for e in claimed[1] if e[1]])
-                    await self._handle_entries(await self._read("0", None))
-                await self._handle_entries(await self._read(">", block_ms))
-            except (RedisError, OSError) as e:
-                self.log.warning("redis_error", error=logs.error_text(e))
-                await asyncio.sleep(1.0)
+        await self.stream.run(self._handle_entries, stop, block_ms)
 
