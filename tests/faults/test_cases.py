@@ -12,7 +12,6 @@ the fixes of issue 12.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -24,6 +23,7 @@ from tests.adapters.webhook.support import PLATFORM, event
 from tests.faults import oom
 from tests.faults.proxy import command, has_entries, xreadgroup
 from tests.faults.stack import NO_CLAIM_MS, Stack, carries
+from tests.polling import eventually
 
 pytestmark = pytest.mark.faults
 
@@ -43,16 +43,7 @@ async def stack(proxy):
 
 async def until(pred: Any, timeout_s: float = RECOVERY_S, what: str = "the condition") -> Any:
     """Poll ``pred`` (sync or async) until it is truthy; fails saying ``what`` did not happen."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = pred()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {timeout_s:g} s")
-        await asyncio.sleep(0.05)
+    return await eventually(pred, timeout_s, what, every=0.05)
 
 
 async def open_group_table(s: Stack, chat: str = "g1") -> str:

@@ -228,17 +228,3 @@ class Harness:
         for n in names:
             pipe.xlen(n)
         return dict(zip(names, await pipe.execute(), strict=True))
-
-
-async def eventually(pred: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Poll ``pred`` (sync or async) until it is truthy; returns its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise TimeoutError("the condition did not hold in time")
-        await asyncio.sleep(0.01)

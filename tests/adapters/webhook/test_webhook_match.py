@@ -17,7 +17,8 @@ from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
 from service.platform.outbox import Action, Message, Recipient
 from service.store.repository import history
-from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event, eventually
+from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
+from tests.polling import eventually
 from tests.service.write.test_matches import _states, check_no_leaks
 
 PEOPLE = [("u1", "Ana", "es"), ("u2", "Bea", "en"), ("u3", "Cal", "en")]
