@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -22,3 +23,17 @@ async def eventually(pred: Any, timeout: float = 10.0, what: str = "the conditio
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {timeout:g} s")
         await asyncio.sleep(every)
+
+
+async def woken(changed: asyncio.Event, pred: Any, timeout: float, tick: float = 0.25) -> Any:
+    """``pred()`` once it is truthy, re-checked each time ``changed`` is set (and every ``tick``
+    seconds at the latest); its last value once ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = pred()
+        left = deadline - time.monotonic()
+        if got or left <= 0:
+            return got
+        changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), min(left, tick))

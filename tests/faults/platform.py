@@ -4,7 +4,6 @@ got by message id (duplicates counted, not kept twice) and wakes whoever waits o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from collections import defaultdict
@@ -13,6 +12,8 @@ from typing import Any
 from aiohttp import web
 
 from adapters.webhook import signing
+from tests.loopback import serve_post
+from tests.polling import woken
 
 
 class Receiver:
@@ -51,13 +52,7 @@ class Receiver:
         return web.Response(status=200)
 
     async def start(self) -> str:
-        app = web.Application()
-        app.router.add_post("/cinq", self._callback)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/cinq"  # type: ignore[union-attr]
+        self._runner, self.url = await serve_post("/cinq", self._callback)
         return self.url
 
     async def close(self) -> None:
@@ -66,15 +61,4 @@ class Receiver:
 
     async def wait(self, key: str, pred: Any, timeout_s: float) -> Any:
         """Wait until ``pred(messages of key)`` is truthy (None after ``timeout_s``)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            got = pred(self.by_key[key])
-            if got:
-                return got
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ev = self._news[key]
-            ev.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ev.wait(), min(left, 1.0))
+        return await woken(self._news[key], lambda: pred(self.by_key[key]), timeout_s, tick=1.0) or None

@@ -4,7 +4,6 @@ runs the adapter (HTTP + deliveries) and workers in-process over one Redis."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import time
@@ -22,6 +21,8 @@ from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
 from service.store.keys import Keys
 from service.write.worker import Worker
+from tests.loopback import serve_post
+from tests.polling import woken
 from tests.service.support import SECRET, seeds
 
 PLATFORM = "acme"
@@ -94,14 +95,7 @@ class FakePlatform:
         return web.Response(status=200)
 
     async def start(self) -> str:
-        app = web.Application()
-        app.router.add_post("/cinq", self._callback)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/cinq"
+        self._runner, self.url = await serve_post("/cinq", self._callback)
         return self.url
 
     async def close(self) -> None:
@@ -110,17 +104,10 @@ class FakePlatform:
 
     async def wait_for(self, pred: Callable[[], Any], timeout: float = 10.0) -> Any:
         """Wait until ``pred()`` is truthy (re-checked after every callback); returns its value."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = pred()
-            if got:
-                return got
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("the platform did not receive what was expected")
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(left, 0.25))
+        got = await woken(self.changed, pred, timeout)
+        if not got:
+            raise TimeoutError("the platform did not receive what was expected")
+        return got
 
     def to_user(self, user: str) -> list[dict[str, Any]]:
         return [m for m in self.received if m["to"].get("user", {}).get("id") == user]
