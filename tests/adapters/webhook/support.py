@@ -4,10 +4,11 @@ runs the adapter (HTTP + deliveries) and workers in-process over one Redis."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -161,6 +162,11 @@ class Client:
                 data = raw
             return resp.status, dict(resp.headers), data
 
+    async def accepted(self, payload: dict[str, Any]) -> None:
+        """POST an event that must be accepted (202)."""
+        status, _, body = await self.post(payload)
+        assert status == 202, body
+
 
 class Harness:
     """The adapter (HTTP on a free loopback port, deliveries) and workers, over one Redis."""
@@ -215,3 +221,17 @@ class Harness:
         for n in names:
             pipe.xlen(n)
         return dict(zip(names, await pipe.execute(), strict=True))
+
+
+@contextlib.asynccontextmanager
+async def on_platform(redis: Any, **kw: Any) -> AsyncIterator[tuple[FakePlatform, Harness]]:
+    """A fake platform and a :class:`Harness` (``kw``: its options) that calls it back, both
+    closed at the end."""
+    platform = FakePlatform()
+    await platform.start()
+    h = await Harness(redis, platform.url, **kw).start()
+    try:
+        yield platform, h
+    finally:
+        await h.close()
+        await platform.close()
