@@ -12,11 +12,11 @@ from typing import Any
 from aiohttp import web
 
 from adapters.webhook import signing
-from tests.loopback import serve_post
+from tests.loopback import Served
 from tests.polling import woken
 
 
-class Receiver:
+class Receiver(Served):
     """Callbacks received, by id and by recipient, with the time each first arrived."""
 
     def __init__(self, secrets: list[str]) -> None:
@@ -26,8 +26,6 @@ class Receiver:
         self.duplicates = 0
         self.bad_signatures = 0
         self._news: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
-        self._runner: web.AppRunner | None = None
-        self.url = ""
 
     @staticmethod
     def key_of(msg: dict[str, Any]) -> str:
@@ -50,14 +48,6 @@ class Receiver:
         self.by_key[key].append(msg)
         self._news[key].set()
         return web.Response(status=200)
-
-    async def start(self) -> str:
-        self._runner, self.url = await serve_post("/cinq", self._callback)
-        return self.url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
 
     async def wait(self, key: str, pred: Any, timeout_s: float) -> Any:
         """Wait until ``pred(messages of key)`` is truthy (None after ``timeout_s``)."""

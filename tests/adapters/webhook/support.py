@@ -22,7 +22,7 @@ from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
 from service.store.keys import Keys
 from service.write.worker import Worker
-from tests.loopback import serve_post
+from tests.loopback import Served
 from tests.polling import woken
 from tests.service.support import SECRET, seeds
 
@@ -53,7 +53,7 @@ def fast_options(**kw: Any) -> DeliveryOptions:
     return DeliveryOptions(**base)
 
 
-class FakePlatform:
+class FakePlatform(Served):
     """A chat platform on loopback: receives callbacks, checks their signatures, records what it got.
 
     ``responder`` (called with the attempt number and the body) may return a response to send instead
@@ -69,8 +69,6 @@ class FakePlatform:
         self.ids_seen: set[str] = set()
         self.duplicates = 0
         self.changed = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self.url = ""
 
     async def _callback(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
@@ -94,14 +92,6 @@ class FakePlatform:
             self.received.append(msg)
         self.changed.set()
         return web.Response(status=200)
-
-    async def start(self) -> str:
-        self._runner, self.url = await serve_post("/cinq", self._callback)
-        return self.url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
 
     async def wait_for(self, pred: Callable[[], Any], timeout: float = 10.0) -> Any:
         """Wait until ``pred()`` is truthy (re-checked after every callback); returns its value."""
