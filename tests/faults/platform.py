@@ -11,12 +11,11 @@ from typing import Any
 
 from aiohttp import web
 
-from adapters.webhook import signing
-from tests.loopback import Served
+from tests.adapters.webhook.support import SignedParty
 from tests.polling import woken
 
 
-class Receiver(Served):
+class Receiver(SignedParty):
     """Callbacks received, by id and by recipient, with the time each first arrived."""
 
     def __init__(self, secrets: list[str]) -> None:
@@ -32,13 +31,7 @@ class Receiver(Served):
         to = msg["to"]
         return f"chat:{to['chat']['id']}" if "chat" in to else f"user:{to['user']['id']}"
 
-    async def _callback(self, request: web.Request) -> web.Response:
-        body = await request.read()
-        try:
-            wid = signing.verify(self.secrets, request.headers, body, time.time())
-        except signing.SignatureError:
-            self.bad_signatures += 1
-            return web.Response(status=401)
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
         if wid in self.first_at:
             self.duplicates += 1
             return web.Response(status=200)

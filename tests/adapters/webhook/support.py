@@ -53,7 +53,27 @@ def fast_options(**kw: Any) -> DeliveryOptions:
     return DeliveryOptions(**base)
 
 
-class FakePlatform(Served):
+class SignedParty(Served):
+    """A platform's end of the webhook: it takes signed callbacks only (a bad signature is answered
+    401 and counted in ``bad_signatures``); :meth:`_signed` says what a signed one does."""
+
+    secrets: list[str]
+    bad_signatures = 0
+
+    async def _callback(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        try:
+            wid = signing.verify(self.secrets, request.headers, body, time.time())
+        except signing.SignatureError:
+            self.bad_signatures += 1
+            return web.Response(status=401)
+        return await self._signed(request, wid, body)
+
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
+        raise NotImplementedError
+
+
+class FakePlatform(SignedParty):
     """A chat platform on loopback: receives callbacks, checks their signatures, records what it got.
 
     ``responder`` (called with the attempt number and the body) may return a response to send instead
@@ -70,13 +90,7 @@ class FakePlatform(Served):
         self.duplicates = 0
         self.changed = asyncio.Event()
 
-    async def _callback(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        try:
-            wid = signing.verify(self.secrets, request.headers, body, time.time())
-        except signing.SignatureError:
-            self.bad_signatures += 1
-            return web.Response(status=401)
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
         assert request.headers["content-type"] == "application/json"
         msg = json.loads(body)
         assert msg["id"] == wid, "the webhook-id is the message id"
