@@ -17,7 +17,6 @@ compare-and-set keeps an overlap (a lease moving) from losing an update.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from typing import Any
@@ -28,7 +27,7 @@ from service.ops import logs
 from service.ratings.model import MatchRecord, from_json, rate, to_json
 from service.ratings.store import RatingKeys, RatingStore
 from service.store.decoding import as_text
-from service.store.leased_stream import LeasedStream
+from service.store.leased_stream import LeasedReader, LeasedStream
 
 GROUP = "raters"
 LEASE_MS = 10_000
@@ -41,7 +40,7 @@ def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
         pipe.xadd(rkeys.queue(), {"r": orjson.dumps(to_json(rec))})
 
 
-class Projector:
+class Projector(LeasedReader):
     """Rates the queued matches (see the module docstring)."""
 
     def __init__(self, redis: Any, prefix: str = "", *, name: str | None = None) -> None:
@@ -55,10 +54,6 @@ class Projector:
                                    claim_idle_ms=CLAIM_IDLE_MS)
         self.rated = 0
         self.seconds: list[float] = []  # each rating update's time (the bench reads it)
-
-    async def setup(self) -> None:
-        """Create the consumer group (idempotent)."""
-        await self.stream.setup()
 
     def _redis_error(self, e: BaseException) -> None:
         self.log.warning("redis_error", error=logs.error_text(e))
@@ -90,11 +85,3 @@ class Projector:
                 self.log.info("rated", table=rec.table, outcome=outcome)
             await self.stream.ack(mid)
         return len(entries)
-
-    async def drain(self) -> int:
-        """Rate everything queued (this projector's pending entries first); returns how many."""
-        return await self.stream.drain(self._handle)
-
-    async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
-        """Rate until ``stop`` while holding the lease; take over what a dead projector held."""
-        await self.stream.run(self._handle, stop, block_ms)

@@ -87,3 +87,25 @@ class LeasedStream:
             except (RedisError, OSError) as e:
                 self.on_error(e)
                 await asyncio.sleep(1.0)
+
+
+class LeasedReader:
+    """A role that reads one :class:`LeasedStream` (its ``stream``) and handles the entries with its
+    ``_handle`` (which acknowledges each): the projector, the director."""
+
+    stream: LeasedStream
+
+    async def _handle(self, entries: list[Entry]) -> int:
+        raise NotImplementedError
+
+    async def setup(self) -> None:
+        """Create the consumer group (idempotent)."""
+        await self.stream.setup()
+
+    async def drain(self) -> int:
+        """Handle everything waiting (this reader's pending entries first); returns how many."""
+        return await self.stream.drain(self._handle)
+
+    async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
+        """Handle entries until ``stop`` while holding the lease; take over what a dead reader held."""
+        await self.stream.run(self._handle, stop, block_ms)

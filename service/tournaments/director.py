@@ -22,7 +22,6 @@ sent again (those that exist recognise the copy).  A table that finishes reports
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -42,7 +41,7 @@ from service.platform import doorbell
 from service.ratings.model import MatchRecord, to_json
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
-from service.store.leased_stream import LeasedStream
+from service.store.leased_stream import LeasedReader, LeasedStream
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
 from service.tournaments.events import TournamentOpened, decode
 from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
@@ -88,7 +87,7 @@ def report(pipe: Any, keys: Keys, tournament: str, rec: MatchRecord) -> None:
     pipe.xadd(commands_key(keys.prefix), {"c": cmd.dumps()})
 
 
-class Director:
+class Director(LeasedReader):
     """Decides tournament commands (see the module docstring)."""
 
     def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
@@ -122,10 +121,6 @@ class Director:
         for _, fields in await self.redis.xrange(self._keys(tid)[0]):
             t = evolve(t, decode(fields.get(b"e") or fields.get("e")).event, tid=tid)
         return t
-
-    async def setup(self) -> None:
-        """Create the consumer group (idempotent)."""
-        await self.stream.setup()
 
     def _redis_error(self, e: BaseException) -> None:
         self.log.warning("redis_error", error=logs.error_text(e))
@@ -192,7 +187,7 @@ class Director:
                 pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
         await pipe.execute()
 
-    async def _handle_entries(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
+    async def _handle(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
         for mid, fields in entries:
             try:
                 cmd = TableCommand.model_validate_json(fields.get(b"c") or fields.get("c") or b"")
@@ -203,12 +198,3 @@ class Director:
                 self.log.info("command", tournament=cmd.table, command=cmd.name, id=cmd.id, outcome=outcome)
             await self.stream.ack(mid)
         return len(entries)
-
-    async def drain(self) -> int:
-        """Decide everything waiting (this director's pending commands first); returns how many."""
-        return await self.stream.drain(self._handle_entries)
-
-    async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
-        """Decide until ``stop`` while holding the lease; take over what a dead director held."""
-        await self.stream.run(self._handle_entries, stop, block_ms)
-
