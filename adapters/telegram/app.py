@@ -267,9 +267,9 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
     bot.session.middleware(watch)
     me = await bot.me()
     username = me.username or ""
-    state = PlatformState(redis, settings.key_prefix)
     if gateway is None:
         gateway = Gateway(redis, settings, clock=clock)
+    state = PlatformState(redis, gateway.keys)
     gateway.name_bot(PLATFORM, username)
     sender = Sender(bot, state, limits or tg.limits())
     presses = Presses(tg.press_wait_s)

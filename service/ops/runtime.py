@@ -1,7 +1,8 @@
 """Wiring (the one bootstrap): a Redis client from the settings, and the roles of a process.
 
 :func:`build` makes the key layout, the event store and the gateway once; the worker gets them, and
-the adapters run under ``cinq serve`` take the same gateway and keys from the :class:`Runtime`
+the tournament director, the ratings projector and the adapters run under ``cinq serve`` take the
+same keys (and gateway) from the :class:`Runtime`
 (leases are not shared: each is one consumer's claim, the worker's on command shards, a delivery's
 on outbox partitions)."""
 

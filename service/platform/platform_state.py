@@ -83,12 +83,12 @@ class MessageRef:
 
 
 class PlatformState:
-    """A tiny API over the keys above; ``prefix`` is the service's key prefix."""
+    """A tiny API over the keys above; ``keys`` is the process's one key layout (the bootstrap's,
+    :func:`service.ops.runtime.build`; the default: no prefix)."""
 
-    def __init__(self, redis: Any, prefix: str = "") -> None:
+    def __init__(self, redis: Any, keys: Keys | None = None) -> None:
         self.redis = redis
-        self.prefix = prefix
-        self.keys = Keys(prefix=prefix)  # only the prefix matters: no key here is a table's own
+        self.keys = keys or Keys()
 
     # -- message slots ------------------------------------------------------------------------------
 

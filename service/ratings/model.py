@@ -151,8 +151,8 @@ def record_of(t: Table, result: dict[str, Any], at: float) -> MatchRecord:
 
 def record_from(table: str, game: str, result: dict[str, Any], at: float, end: list[EndSeat],
                 groups: list[str]) -> MatchRecord:
-    """:func:`record_of` from the seats alone (``groups``: the group rooms as ``platform:chat``): the
-    one definition, which a rebuild calls without making a whole table first."""
+    """:func:`record_of` from the seats alone (``groups``: the group rooms as ``platform:chat``): how
+    a result ranks the seats and pairs them in teams, apart from where the seats come from."""
     n = len(end)
     left = {i for i, (person, bot) in enumerate(end) if person is not None and bot is not None}
     ranks = seat_ranks(game, result, n, left)

@@ -21,9 +21,10 @@ from typing import Any
 
 import orjson
 
-from service.domain.events import EVENT_TYPES, decode_envelope
+from service.domain.events import MatchFinished, TableCreated, decode_envelope
+from service.domain.tables.state import Table, evolve
 from service.ops.archive import load_archive
-from service.ratings.model import EndSeat, MatchRecord, Rating, rate, record_from
+from service.ratings.model import MatchRecord, Rating, rate, record_of
 from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, RatingKeys, encode_rating, month, week
 from service.store.decoding import as_text
 from service.store.keys import Keys
@@ -48,61 +49,27 @@ return out
 """
 STREAMS_PER_CALL = 100
 CALLS_PER_TRIP = 20
-# The events a record is made of (the others, moves above all, are skipped without decoding).
-_SEATING = frozenset({"TableCreated", "RoomAttached", "PlayerJoined", "PlayerLeft", "PlayerKicked",
-                      "BotsAdded", "SeatTakenByBot", "MatchFinished"})
-
-
-def _data(env: dict[str, Any]) -> dict[str, Any]:
-    # An event at its current schema is read as it is; an older one is upcast like any read.
-    if env.get("v", 1) == EVENT_TYPES[env["type"]].schema_version:
-        return dict(env["data"])
-    return decode_envelope(env).event.model_dump(mode="json")
-
-
-def _person(p: dict[str, Any]) -> tuple[str, str, str]:
-    return str(p["platform"]), str(p["user"]), str(p.get("name", ""))
-
-
-def _group(r: dict[str, Any]) -> str | None:
-    return f"{r['platform']}:{r['chat']}" if r.get("kind") == "group" else None
+# Not a seat's change: the deal (folding it would make the engine's state, which a record never needs).
+_DEAL = b'{"type":"MatchStarted"'
 
 
 def record_from_events(table_id: str, raws: Iterable[str | bytes]) -> MatchRecord | None:
     """The record of a table's finished match (None: not finished), from its seats alone.
 
-    The seats follow ``tables.state.evolve`` (joins, leaves, AI players, take-overs, kicks) on the
-    events' JSON, without folding the table or making an event model of each (most of a rebuild's
-    time once); the rebuild-equals-live test holds the two together."""
-    game: str | None = None
-    home: list[str | None] = []
-    rooms: list[str | None] = []
-    seats: list[EndSeat] = []
+    The seats are the table fold's own (:func:`service.domain.tables.state.evolve`: joins, leaves,
+    AI players, take-overs, kicks), and the record the worker's (:func:`record_of`); the fold skips
+    the moves and the deal, so no engine state is made (which is most of a fold's time)."""
+    t: Table | None = None
     for raw in raws:
         b = raw if isinstance(raw, bytes) else raw.encode()
-        if b.startswith(_MOVE):
+        if b.startswith(_MOVE) or b.startswith(_DEAL):
             continue
-        env = orjson.loads(b)
-        kind = env["type"]
-        if kind not in _SEATING:
-            continue
-        d = _data(env)
-        if kind == "TableCreated":
-            game = str(d["game"])
-            (home if d.get("tournament") else rooms).append(_group(d["room"]))
-        elif kind == "RoomAttached":
-            rooms.append(_group(d["room"]))
-        elif kind == "PlayerJoined":
-            seats.append((_person(d["player"]), None))
-        elif kind == "PlayerLeft" or (kind == "PlayerKicked" and d.get("level") is None):
-            del seats[d["seat"]]
-        elif kind == "BotsAdded":
-            seats += [(None, str(d["level"])) for _ in d["seats"]]
-        elif kind in ("SeatTakenByBot", "PlayerKicked"):
-            seats[d["seat"]] = (seats[d["seat"]][0], str(d["level"]))
-        elif kind == "MatchFinished" and game is not None:
-            groups = [g for g in (*rooms, *home) if g is not None]
-            return record_from(table_id, game, d["result"], float(env["at"]), seats, groups)
+        s = decode_envelope(orjson.loads(b))
+        if t is None and not isinstance(s.event, TableCreated):
+            return None  # the stream's start is gone: no table to fold
+        if isinstance(s.event, MatchFinished) and t is not None:
+            return record_of(t, s.event.result, float(s.at))
+        t = evolve(t, s.event, table_id=table_id, at=s.at)
     return None
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import engine
 from service.domain.commands import TableCommand
 from service.domain.events import Event
 from service.domain.identities import Player
+from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_of
 from service.domain.tables.decide import Refused
+from service.domain.tables.notify import reply_to
 from service.domain.tokens import issue
 from service.protocol import text
 from service.ratings.boards import BOARD, view_move
@@ -37,7 +38,6 @@ from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
 
 MAX_ENTRANTS = 48
 DEFAULT_SEATS = 4
-Wire = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -84,30 +84,24 @@ class _Builder:
     def say(self, lines: list[text.Item], actions: list[Wire] | None = None,
             view: Wire | None = None) -> None:
         t = self.t
-        self.d.messages.append({
-            "id": f"{self.cmd.id}:{len(self.d.messages)}", "table": t.id, "version": t.version,
-            "to": {"room": t.room.__dict__.copy(), "player": None}, "locale": t.locale, "kind": "reply",
-            "text": "", "lines": lines, "game": t.game, "view": view, "actions": actions or [],
-            "deadline": None, "code": None})
+        to = recipient_wire(room=wire_of(t.room))
+        self.d.messages.append(wire(id=f"{self.cmd.id}:{len(self.d.messages)}", table=t.id, version=t.version,
+                                    to=to, locale=t.locale, kind="reply", lines=lines, game=t.game, view=view,
+                                    actions=actions or []))
 
     def board(self, secret: bytes) -> list[Wire]:
         """The group's leaderboard of the game, as a button (posted anew: it is not this message)."""
         move = view_move("top", self.t.game, anew=True)
         token = issue(secret, table=BOARD, seat=0, version=0, move=move)
-        return [{"move": move, "token": token, "label": ""}]
+        return [action_wire(move=move, token=token)]
 
 
 def refusal_message(cmd: TableCommand, refused: Refused, version: int) -> Wire:
     """The reply to a refused tournament command, where it was sent."""
-    to: Wire = {"room": cmd.room.__dict__.copy() if cmd.room else None,
-                "player": None if cmd.room else (cmd.actor.__dict__.copy() if cmd.actor else None)}
-    if cmd.room is not None and cmd.room.kind == "private" and cmd.actor is not None:
-        to["person"] = cmd.actor.__dict__.copy()
     line = text.t(f"wrong_chat.{cmd.name}") if refused.code == "wrong_chat" else \
         text.t(f"tournament.refusal.{refused.code}", **refused.params)
-    return {"id": f"{cmd.id}:0", "table": cmd.table, "version": version, "to": to, "locale": cmd.locale,
-            "kind": "reply", "text": "", "lines": [line], "game": None, "view": None, "actions": [],
-            "deadline": None, "code": refused.code}
+    return wire(id=f"{cmd.id}:0", table=cmd.table, version=version, to=reply_to(cmd), locale=cmd.locale,
+                kind="reply", lines=[line], actions=[], code=refused.code)
 
 
 def decide(t: Tournament | None, cmd: TableCommand, ctx: Context) -> Decision:
@@ -159,8 +153,8 @@ def _signup(b: _Builder, ctx: Context) -> None:
     t = b.t
     names = [_name(p) for p in t.entrants]
     # Labels in the reader's language when the message is read (i18n.render.move_text).
-    actions = [{"move": m, "token": issue(ctx.secret, table=t.id, seat=0, version=t.version, move=m),
-                "label": ""} for m in ("join", "leave", "start")]
+    actions = [action_wire(move=m, token=issue(ctx.secret, table=t.id, seat=0, version=t.version, move=m))
+               for m in ("join", "leave", "start")]
     b.say([text.t("tournament.signup", game=t.game, rounds=t.rounds, seats=t.seats, creator=_name(t.creator),
                   n=len(names), entrants=text.joined(names) if names else "—")], actions)
 

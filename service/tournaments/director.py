@@ -22,9 +22,7 @@ sent again (those that exist recognise the copy).  A table that finishes reports
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import hashlib
 import hmac
 import secrets
@@ -32,8 +30,6 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
-
-from redis.exceptions import RedisError, ResponseError
 
 from service.domain.commands import TableCommand
 from service.domain.events import encode
@@ -43,9 +39,9 @@ from service.ops import logs
 from service.ops.settings import Settings
 from service.platform import doorbell
 from service.ratings.model import MatchRecord, to_json
-from service.store import leases
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
+from service.store.leased_stream import LeasedReader, LeasedStream
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
 from service.tournaments.events import TournamentOpened, decode
 from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
@@ -91,27 +87,30 @@ def report(pipe: Any, keys: Keys, tournament: str, rec: MatchRecord) -> None:
     pipe.xadd(commands_key(keys.prefix), {"c": cmd.dumps()})
 
 
-class Director:
+class Director(LeasedReader):
     """Decides tournament commands (see the module docstring)."""
 
     def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
-                 seeds: Callable[[], str] | None = None, name: str | None = None) -> None:
+                 seeds: Callable[[], str] | None = None, name: str | None = None,
+                 keys: Keys | None = None) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys(settings.buckets, settings.command_shards, settings.key_prefix)
-        self.prefix = settings.key_prefix
+        self.keys = keys or Keys.of(settings)  # the bootstrap's one layout, under `cinq serve`
         self.clock = clock
         self.seeds = seeds or (lambda: secrets.token_hex(16))
         self.secret = settings.secrets_bytes()[0]
         self.name = name or f"d-{secrets.token_hex(4)}"
         self.log = logs.get("tournaments").bind(director=self.name)
+        self.stream = LeasedStream(redis, commands_key(self.keys.prefix), GROUP, lease_key(self.keys.prefix),
+                                   self.name, self._redis_error, count=50, lease_ms=LEASE_MS,
+                                   claim_idle_ms=CLAIM_IDLE_MS)
         # The tables' own compare-and-append (one definition of appending an aggregate's events).
         self._append = redis.register_script(
             resources.files("service.store.lua").joinpath("append.lua").read_text())
 
     def _keys(self, tid: str) -> list[str]:
         b = self.keys.bucket(tid)
-        base = f"{self.prefix}tn:{{{b}}}:{tid}"
+        base = f"{self.keys.prefix}tn:{{{b}}}:{tid}"
         return [f"{base}:events", f"{base}:snap", f"{base}:done", self.keys.outbox(b), self.keys.due(b)]
 
     async def load(self, tid: str | None) -> Tournament | None:
@@ -123,10 +122,8 @@ class Director:
             t = evolve(t, decode(fields.get(b"e") or fields.get("e")).event, tid=tid)
         return t
 
-    async def setup(self) -> None:
-        """Create the consumer group (idempotent)."""
-        with contextlib.suppress(ResponseError):
-            await self.redis.xgroup_create(commands_key(self.prefix), GROUP, id="0", mkstream=True)
+    def _redis_error(self, e: BaseException) -> None:
+        self.log.warning("redis_error", error=logs.error_text(e))
 
     async def handle(self, cmd: TableCommand) -> str:
         """Decide and append one command: ``ok``, ``refused:<code>``, ``noop`` or ``duplicate``."""
@@ -134,7 +131,7 @@ class Director:
             t = await self.load(cmd.table)
             current = None
             if cmd.name == "tournament" and cmd.args.get("action") == "open" and cmd.room is not None:
-                shown = await self.redis.get(current_key(self.prefix, cmd.room.platform, cmd.room.chat))
+                shown = await self.redis.get(current_key(self.keys.prefix, cmd.room.platform, cmd.room.chat))
                 current = await self.load(as_text_or_none(shown))
             ctx = Context(now=self.clock(), new_seed=self.seeds, secret=self.secret,
                           turn_seconds=self.settings.turn_seconds, bot_level=self.settings.bot_level,
@@ -171,7 +168,7 @@ class Director:
         pipe = self.redis.pipeline(transaction=False)
         t = d.after
         if t is not None and any(isinstance(e, TournamentOpened) for e in d.events):
-            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id)
+            pipe.set(current_key(self.keys.prefix, t.room.platform, t.room.chat), t.id)
         for tc in d.tables:
             pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
         if d.messages:
@@ -183,14 +180,14 @@ class Director:
             return
         pipe = self.redis.pipeline(transaction=False)
         if t.status in (SIGNUP, RUNNING):
-            pipe.set(current_key(self.prefix, t.room.platform, t.room.chat), t.id, nx=True)
+            pipe.set(current_key(self.keys.prefix, t.room.platform, t.room.chat), t.id, nx=True)
         if t.status == RUNNING:
             for draw in t.tables():
                 tc = table_command(t, draw, cmd, ctx)
                 pipe.xadd(self.keys.commands_for(tc.table), {"c": tc.dumps()})
         await pipe.execute()
 
-    async def _handle_entries(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
+    async def _handle(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
         for mid, fields in entries:
             try:
                 cmd = TableCommand.model_validate_json(fields.get(b"c") or fields.get("c") or b"")
@@ -199,42 +196,5 @@ class Director:
             else:
                 outcome = await self.handle(cmd)
                 self.log.info("command", tournament=cmd.table, command=cmd.name, id=cmd.id, outcome=outcome)
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.xack(commands_key(self.prefix), GROUP, mid)
-            pipe.xdel(commands_key(self.prefix), mid)
-            await pipe.execute()
+            await self.stream.ack(mid)
         return len(entries)
-
-    async def _read(self, start: str, block: int | None) -> list[tuple[Any, dict[Any, Any]]]:
-        got = await self.redis.xreadgroup(GROUP, self.name, {commands_key(self.prefix): start}, count=50,
-                                          block=block)
-        return [e for _, entries in (got or []) for e in entries if e[1]]
-
-    async def drain(self) -> int:
-        """Decide everything waiting (this director's pending commands first); returns how many."""
-        await self.setup()
-        n = await self._handle_entries(await self._read("0", None))
-        while got := await self._read(">", None):
-            n += await self._handle_entries(got)
-        return n
-
-    async def run(self, stop: asyncio.Event, block_ms: int = 1000) -> None:
-        """Decide until ``stop`` while holding the lease; take over what a dead director held."""
-        await self.setup()
-        last_claim = 0.0
-        while not stop.is_set():
-            try:
-                if not await leases.hold(self.redis, lease_key(self.prefix), self.name, LEASE_MS):
-                    await asyncio.sleep(LEASE_MS / 3000)
-                    continue
-                if time.monotonic() - last_claim > CLAIM_IDLE_MS / 4000:
-                    last_claim = time.monotonic()
-                    claimed = await self.redis.xautoclaim(commands_key(self.prefix), GROUP, self.name,
-                                                          CLAIM_IDLE_MS, "0-0", count=50)
-                    await self._handle_entries([e for e in claimed[1] if e[1]])
-                    await self._handle_entries(await self._read("0", None))
-                await self._handle_entries(await self._read(">", block_ms))
-            except (RedisError, OSError) as e:
-                self.log.warning("redis_error", error=logs.error_text(e))
-                await asyncio.sleep(1.0)
-

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import engine
 from engine.cinquillo import CODES, PASS, RULES, CinquilloState, table_mask
 from engine.cinquillo.cards import FULL
+from tests.leaks import strings_in
 
 FAST = settings(max_examples=150, deadline=None)
 
@@ -59,16 +60,6 @@ def _check_cards(s: CinquilloState) -> None:
         assert s.chips == [0] * s.players and s.pot == 0
 
 
-def _strings(obj: Any) -> list[str]:
-    if isinstance(obj, str):
-        return [obj]
-    if isinstance(obj, dict):
-        return [x for k, v in obj.items() for x in (*_strings(k), *_strings(v))]
-    if isinstance(obj, list):
-        return [x for v in obj for x in _strings(v)]
-    return []
-
-
 def _check_api(s: CinquilloState, move: int) -> None:
     """The public API agrees with the fast path; views hide other hands; snapshots round-trip."""
     before = engine.snapshot(s)
@@ -87,7 +78,7 @@ def _check_api(s: CinquilloState, move: int) -> None:
         assert json.loads(json.dumps(view)) == view
         assert "seed" not in view
         # "rounds" are earlier deals' public moves, "blocked" the public set of jumped-over cards
-        visible = set(_strings({k: v for k, v in view.items() if k not in ("rounds", "blocked")}))
+        visible = set(strings_in({k: v for k, v in view.items() if k not in ("rounds", "blocked")}))
         hidden = 0
         for other in range(s.players):
             if other != seat:

@@ -11,6 +11,7 @@ import pytest
 import engine
 from engine.cinquillo import CODES, PASS, RULES, CinquilloState, card, code, replace_hands
 from engine.rng import SplitMix64
+from tests.leaks import strings_in
 
 SUITS = "oceb"
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
@@ -658,22 +659,12 @@ def test_G_1_a_view_shows_only_the_own_hand_and_never_the_seed() -> None:
         assert view["hand"] == (None if seat is None else [CODES[c] for c in range(40)
                                                            if s.hands[seat] >> c & 1])
         assert view["hand_sizes"] == [h.bit_count() for h in s.hands]
-        strings = set(_strings(view))
+        strings = set(strings_in(view))
         for other in range(4):
             if other != seat:
                 assert not strings & {CODES[c] for c in range(40) if s.hands[other] >> c & 1}
     with pytest.raises(ValueError):
         engine.view(s, 4)
-
-
-def _strings(obj: Any) -> list[str]:
-    if isinstance(obj, str):
-        return [obj]
-    if isinstance(obj, dict):
-        return [x for k, v in obj.items() for x in (*_strings(k), *_strings(v))]
-    if isinstance(obj, list):
-        return [x for v in obj for x in _strings(v)]
-    return []
 
 
 def test_G_2_illegal_moves_change_nothing_and_say_why() -> None:

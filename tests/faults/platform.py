@@ -4,7 +4,6 @@ got by message id (duplicates counted, not kept twice) and wakes whoever waits o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from collections import defaultdict
@@ -12,10 +11,11 @@ from typing import Any
 
 from aiohttp import web
 
-from adapters.webhook import signing
+from tests.adapters.webhook.support import SignedParty
+from tests.polling import woken
 
 
-class Receiver:
+class Receiver(SignedParty):
     """Callbacks received, by id and by recipient, with the time each first arrived."""
 
     def __init__(self, secrets: list[str]) -> None:
@@ -25,21 +25,13 @@ class Receiver:
         self.duplicates = 0
         self.bad_signatures = 0
         self._news: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
-        self._runner: web.AppRunner | None = None
-        self.url = ""
 
     @staticmethod
     def key_of(msg: dict[str, Any]) -> str:
         to = msg["to"]
         return f"chat:{to['chat']['id']}" if "chat" in to else f"user:{to['user']['id']}"
 
-    async def _callback(self, request: web.Request) -> web.Response:
-        body = await request.read()
-        try:
-            wid = signing.verify(self.secrets, request.headers, body, time.time())
-        except signing.SignatureError:
-            self.bad_signatures += 1
-            return web.Response(status=401)
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
         if wid in self.first_at:
             self.duplicates += 1
             return web.Response(status=200)
@@ -50,31 +42,6 @@ class Receiver:
         self._news[key].set()
         return web.Response(status=200)
 
-    async def start(self) -> str:
-        app = web.Application()
-        app.router.add_post("/cinq", self._callback)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/cinq"  # type: ignore[union-attr]
-        return self.url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
     async def wait(self, key: str, pred: Any, timeout_s: float) -> Any:
         """Wait until ``pred(messages of key)`` is truthy (None after ``timeout_s``)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            got = pred(self.by_key[key])
-            if got:
-                return got
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ev = self._news[key]
-            ev.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ev.wait(), min(left, 1.0))
+        return await woken(self._news[key], lambda: pred(self.by_key[key]), timeout_s, tick=1.0) or None

@@ -12,8 +12,8 @@ the fixes of issue 12.
 
 from __future__ import annotations
 
-import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -24,6 +24,7 @@ from tests.adapters.webhook.support import PLATFORM, event
 from tests.faults import oom
 from tests.faults.proxy import command, has_entries, xreadgroup
 from tests.faults.stack import NO_CLAIM_MS, Stack, carries
+from tests.polling import eventually
 
 pytestmark = pytest.mark.faults
 
@@ -43,16 +44,7 @@ async def stack(proxy):
 
 async def until(pred: Any, timeout_s: float = RECOVERY_S, what: str = "the condition") -> Any:
     """Poll ``pred`` (sync or async) until it is truthy; fails saying ``what`` did not happen."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = pred()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {timeout_s:g} s")
-        await asyncio.sleep(0.05)
+    return await eventually(pred, timeout_s, what, every=0.05)
 
 
 async def open_group_table(s: Stack, chat: str = "g1") -> str:
@@ -62,6 +54,22 @@ async def open_group_table(s: Stack, chat: str = "g1") -> str:
     table = await until(lambda: s.table_of(chat), what="the room index")
     await until(lambda: s.events_of(table), what="the table's creation")
     return table
+
+
+async def refused_for_memory(s: Stack, body: dict[str, Any], wid: str, what: str) -> None:
+    """Post ``body`` while Redis refuses its command's XADD once (a real OOM): answered 5xx."""
+    xadd = command("XADD", key_prefix="cmd:", where=carries(s.command_id(wid)))
+    rule = oom.refuse_once(s.proxy, xadd, s.direct)
+    status = await s.post(body, wid)
+    await until(rule.fired.is_set, what=f"the refusal struck the {what}'s XADD")
+    assert status >= 500, f"the command was refused by Redis, yet the request was answered {status}"
+
+
+def applied(s: Stack, table: str, cid: str, kind: type) -> Callable[[], Awaitable[list[Any]]]:
+    """A poll for the events of ``kind`` that command ``cid`` appended to ``table``."""
+    async def found() -> list[Any]:
+        return [e for e in await s.events_of(table) if e.cmd == cid and isinstance(e.event, kind)]
+    return found
 
 
 def duplicates_told(s: Stack, cid: str) -> list[dict[str, Any]]:
@@ -88,11 +96,7 @@ async def test_ingress_a_move_whose_xadd_dies_with_redis_acts_when_retried(stack
     assert status >= 500, f"nothing could be written, yet the request was answered {status}"
     redis_server.restart()
     await s.post_until_accepted(move, wid)
-
-    async def played() -> list[Any]:
-        return [e for e in await s.events_of(table) if e.cmd == cid and isinstance(e.event, MovePlayed)]
-
-    moves = await until(played, what="the retried move being played")
+    moves = await until(applied(s, table, cid, MovePlayed), what="the retried move being played")
     assert len(moves) == 1, "played exactly once"
     assert not duplicates_told(s, cid), "the retry of a request answered 5xx is not a duplicate"
 
@@ -104,17 +108,10 @@ async def test_ingress_a_join_whose_xadd_is_refused_for_memory_acts_when_retried
     table = await open_group_table(s)
     wid = "join-u2"
     cid = s.command_id(wid)
-    rule = oom.refuse_once(s.proxy, command("XADD", key_prefix="cmd:", where=carries(cid)), s.direct)
     join = event("/join", user="u2", chat="g1")
-    status = await s.post(join, wid)
-    await until(rule.fired.is_set, what="the refusal struck the /join's XADD")
-    assert status >= 500, f"the command was refused by Redis, yet the request was answered {status}"
+    await refused_for_memory(s, join, wid, "/join")
     await s.post_until_accepted(join, wid)
-
-    async def joined() -> list[Any]:
-        return [e for e in await s.events_of(table) if e.cmd == cid and isinstance(e.event, PlayerJoined)]
-
-    assert len(await until(joined, what="the retried /join seating u2")) == 1
+    assert len(await until(applied(s, table, cid, PlayerJoined), what="the retried /join seating u2")) == 1
     assert not duplicates_told(s, cid), "the chat is not told a command it never saw was already received"
 
 
@@ -123,12 +120,8 @@ async def test_ingress_a_new_refused_for_memory_points_no_index_at_a_ghost_and_t
     command is not in a stream; the platform's retry opens the table and the next /join seats u2."""
     s = stack
     wid = "new-g1"
-    cid = s.command_id(wid)
-    rule = oom.refuse_once(s.proxy, command("XADD", key_prefix="cmd:", where=carries(cid)), s.direct)
     new = event("/new cinquillo", user="u1", chat="g1")
-    status = await s.post(new, wid)
-    await until(rule.fired.is_set, what="the refusal struck the /new's XADD")
-    assert status >= 500, f"the command was refused by Redis, yet the request was answered {status}"
+    await refused_for_memory(s, new, wid, "/new")
     shown = await s.table_of("g1")
     assert shown is None or await s.new_commands(shown), f"the room points at {shown}, which will never exist"
     await s.post_until_accepted(new, wid)
@@ -140,12 +133,7 @@ async def test_ingress_a_new_refused_for_memory_points_no_index_at_a_ghost_and_t
     table = await until(created, what="the retried /new opening the table")
     join_cid = s.command_id("join-after-new")
     await s.post_until_accepted(event("/join", user="u2", chat="g1"), "join-after-new")
-
-    async def joined() -> list[Any]:
-        return [e for e in await s.events_of(table)
-                if e.cmd == join_cid and isinstance(e.event, PlayerJoined)]
-
-    assert await until(joined, what="the /join after the /new seating u2")
+    assert await until(applied(s, table, join_cid, PlayerJoined), what="the /join after the /new seating u2")
     refusals = [m for m in s.received_for(join_cid) if m.get("code")]
     assert not refusals, f"the /join was refused: {refusals}"
 

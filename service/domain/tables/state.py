@@ -103,11 +103,13 @@ class _Evolve(EventVisitor[Table | None, Table]):
                      max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
                      locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at)
 
-    def _next(self, t: Table | None) -> Table:
-        """The table one version on, for the events that change more than the engine.  In a lobby,
-        ``turn_since`` is the time of its last change (an idle lobby closes: decide's tick)."""
+    def _next(self, t: Table | None, **changes: Any) -> Table:
+        """The table one version on, with ``changes``, for the events that change more than the
+        engine.  In a lobby, ``turn_since`` is the time of its last change (an idle lobby closes:
+        decide's tick).  One copy of the table per event (a rebuild of the ratings folds every seat)."""
         t = _known(t)
-        return replace(t, version=t.version + 1, turn_since=self.at if t.status == LOBBY else t.turn_since)
+        return _replace(t, **{"version": t.version + 1,
+                              "turn_since": self.at if t.status == LOBBY else t.turn_since, **changes})
 
     def move_played(self, e: ev.MovePlayed, t: Table | None) -> Table:
         # The hot path (one per move): one copy of the table, not two.
@@ -121,47 +123,46 @@ class _Evolve(EventVisitor[Table | None, Table]):
         return _replace(t, version=t.version + 1, engine=state, seats=seats, turn_since=self.at)
 
     def room_attached(self, e: ev.RoomAttached, t: Table | None) -> Table:
-        t = self._next(t)
-        return replace(t, rooms=(*t.rooms, e.room))
+        t = _known(t)
+        return self._next(t, rooms=(*t.rooms, e.room))
 
     def player_joined(self, e: ev.PlayerJoined, t: Table | None) -> Table:
-        t = self._next(t)
-        return replace(t, seats=(*t.seats, Seat(player=e.player, locale=e.locale)))
+        t = _known(t)
+        return self._next(t, seats=(*t.seats, Seat(player=e.player, locale=e.locale)))
 
     def player_left(self, e: ev.PlayerLeft, t: Table | None) -> Table:
-        t = self._next(t)
-        return replace(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
+        t = _known(t)
+        return self._next(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
 
     def bots_added(self, e: ev.BotsAdded, t: Table | None) -> Table:
-        t = self._next(t)
-        return replace(t, seats=t.seats + tuple(Seat(bot=e.level, locale=t.locale) for _ in e.seats))
+        t = _known(t)
+        return self._next(t, seats=t.seats + tuple(Seat(bot=e.level, locale=t.locale) for _ in e.seats))
 
     def match_started(self, e: ev.MatchStarted, t: Table | None) -> Table:
-        t = self._next(t)
+        t = _known(t)
         state = engine.new_game(t.game, players=e.players, seed=e.seed, **t.options)
-        return replace(t, status=RUNNING, seed=e.seed, commitment=e.commitment, engine=state,
-                       turn_since=self.at)
+        return self._next(t, status=RUNNING, seed=e.seed, commitment=e.commitment, engine=state,
+                          turn_since=self.at)
 
     def seat_taken_by_bot(self, e: ev.SeatTakenByBot, t: Table | None) -> Table:
-        t = self._next(t)
+        t = _known(t)
         seats = _with_seat(t.seats, e.seat, replace(t.seats[e.seat], bot=e.level))
-        return replace(t, seats=seats, turn_since=self.at)
+        return self._next(t, seats=seats, turn_since=self.at)
 
     def match_finished(self, e: ev.MatchFinished, t: Table | None) -> Table:
-        return replace(self._next(t), status=FINISHED, result=e.result)
+        return self._next(t, status=FINISHED, result=e.result)
 
     def table_cancelled(self, e: ev.TableCancelled, t: Table | None) -> Table:
-        return replace(self._next(t), status=CANCELLED)
+        return self._next(t, status=CANCELLED)
 
     def player_kicked(self, e: ev.PlayerKicked, t: Table | None) -> Table:
-        t = self._next(t)
+        t = _known(t)
         if e.level is None:
-            return replace(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
-        return replace(t, seats=_with_seat(t.seats, e.seat, replace(t.seats[e.seat], bot=e.level)))
+            return self._next(t, seats=t.seats[:e.seat] + t.seats[e.seat + 1:])
+        return self._next(t, seats=_with_seat(t.seats, e.seat, replace(t.seats[e.seat], bot=e.level)))
 
     def options_changed(self, e: ev.OptionsChanged, t: Table | None) -> Table:
-        return replace(self._next(t), options=dict(e.options), max_seats=e.max_seats,
-                       turn_seconds=e.turn_seconds)
+        return self._next(t, options=dict(e.options), max_seats=e.max_seats, turn_seconds=e.turn_seconds)
 
 
 def _known(t: Table | None) -> Table:

@@ -191,7 +191,7 @@ async def test_sigterm_stops_input_then_flushes_what_the_bot_owes(real_redis_url
         # Acknowledged what was sent, all of it: nothing pending, no slot left dirty.
         for s in (stream, reply_stream):
             assert (await r.xpending(s, DELIVERY_GROUP))["pending"] == 0
-        assert await PlatformState(r, prefix).dirty_slots("telegram") == []
+        assert await PlatformState(r, Keys(prefix=prefix)).dirty_slots("telegram") == []
     finally:
         role.kill()
         await _cleanup(r, prefix)

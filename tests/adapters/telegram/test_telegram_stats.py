@@ -13,6 +13,7 @@ from service.domain.identities import Player, Room
 from service.platform.outbox import Message, Recipient
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
+from service.store.keys import Keys
 from tests.adapters.telegram.support import GROUP_ID, World, person
 
 BEA = person(91, "Bea", "en")
@@ -102,7 +103,7 @@ async def test_an_ai_players_win_counts_the_match_but_no_person(any_redis):
 
 
 async def test_two_processes_counting_the_same_end_at_once_count_it_once(any_redis):
-    one, two = PlatformState(any_redis, "p1:"), PlatformState(any_redis, "p1:")
+    one, two = PlatformState(any_redis, Keys(prefix="p1:")), PlatformState(any_redis, Keys(prefix="p1:"))
     names = {"81": "Ana", "91": "Bea"}
     firsts = await asyncio.gather(*(s.record_group_match(PLATFORM, "-5", "tab", ["81"], names)
                                     for s in (one, two) * 5))
@@ -112,7 +113,7 @@ async def test_two_processes_counting_the_same_end_at_once_count_it_once(any_red
 
 
 async def test_wins_counted_by_name_before_are_ignored(any_redis):
-    state = PlatformState(any_redis, "p2:")
+    state = PlatformState(any_redis, Keys(prefix="p2:"))
     await any_redis.hset("p2:pf:{telegram:-5}:stats", mapping={"matches": 4, "win:Ana": 3, "win:AI 2": 1})
     await state.record_group_match(PLATFORM, "-5", "tab", ["81"], {"81": "Ana"})
     assert await state.group_stats(PLATFORM, "-5") == (5, {"81": ("Ana", 1)})

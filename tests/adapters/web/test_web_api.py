@@ -150,20 +150,25 @@ async def test_the_feed_resumes_after_last_event_id_with_nothing_missed():
         k = link(table)
         _, st = await s.get("/api/state", k=k)
         start = st["position"]
-        # Play a few of my turns with nobody watching.
-        for _ in range(3):
-            t = await s.until(lambda t: t.status != "running" or t.to_move() == t.seat_of(ME), table)
-            if t.status != "running":
-                break
-            _, now = await s.get("/api/state", k=k)
-            hand = next(m for m in now["messages"] if m["kind"] == "hand")
-            await s.post("/api/move", {"token": hand["actions"][0]["token"]}, k=k)
-            await s.until(lambda t, v=t.version: t.version > v, table)
+        await play_my_turns(s, table, k, 3)  # with nobody watching
         await asyncio.sleep(0.3)
         written = [m for m in await outbox_for(s, table) if m[0] > start]
         # Reconnect as a browser does, with the last id it saw: every message since, in order.
         state, got = await _events(s, k, {"Last-Event-ID": start}, want=len(visible(written)))
         assert state is not None and [e for e, _ in got] == [mid for mid, _ in visible(written)]
+
+
+async def play_my_turns(s: Stack, table: str, k: str, turns: int) -> None:
+    """Play up to ``turns`` of my turns through the API (my hand's first move each time), fewer if
+    the match ends first."""
+    for _ in range(turns):
+        t = await s.until(lambda t: t.status != "running" or t.to_move() == t.seat_of(ME), table)
+        if t.status != "running":
+            return
+        _, now = await s.get("/api/state", k=k)
+        hand = next(m for m in now["messages"] if m["kind"] == "hand")
+        await s.post("/api/move", {"token": hand["actions"][0]["token"]}, k=k)
+        await s.until(lambda t, v=t.version: t.version > v, table)
 
 
 async def outbox_for(s: Stack, table: str):
@@ -187,15 +192,7 @@ async def test_a_finished_match_has_a_replay_and_a_running_one_does_not():
         table = await s.play_ai(ME)
         status, body = await s.get(f"/api/replay/{table}")
         assert status == 404 and body["title"] == "not_finished"
-        k = link(table)
-        for _ in range(200):
-            t = await s.until(lambda t: t.status != "running" or t.to_move() == t.seat_of(ME), table)
-            if t.status != "running":
-                break
-            _, now = await s.get("/api/state", k=k)
-            hand = next(m for m in now["messages"] if m["kind"] == "hand")
-            await s.post("/api/move", {"token": hand["actions"][0]["token"]}, k=k)
-            await s.until(lambda t, v=t.version: t.version > v, table)
+        await play_my_turns(s, table, link(table), 200)  # to the end
         status, rp = await s.get(f"/api/replay/{table}")
         assert status == 200 and rp["ok"] is True and len(rp["steps"]) > 10
         assert all(st["view"]["hand"] is None for st in rp["steps"]), "a step showed a hand"

@@ -29,6 +29,7 @@ from service.protocol.i18n import translate
 from service.protocol.i18n.render import move_text, render_view
 from tests.adapters.telegram.support import GROUP_ID, TOKEN, World, person, settings
 from tests.adapters.web.support import CHROMIUM, hidden_cards
+from tests.leaks import strings_in
 
 pytestmark = pytest.mark.e2e
 
@@ -46,17 +47,6 @@ RECORD_SSE = """(() => {
   window.EventSource.prototype = Real.prototype;
   window.EventSource.CLOSED = Real.CLOSED;
 })();"""
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string in a JSON value (keys and values)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (k, *_strings(v))]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _names(code: str) -> list[str]:
@@ -186,7 +176,7 @@ def _scan(who: str, hidden: set[str], bodies: list[tuple[str, bytes]], sse: list
     assert sse, f"{who}'s page received no event"
     texts = [b.decode() for _, b in api] + sse
     for raw in texts:
-        strings = _strings(json.loads(raw)) if raw.startswith(("{", "[")) else [raw]
+        strings = strings_in(json.loads(raw)) if raw.startswith(("{", "[")) else [raw]
         for s in strings:
             assert s not in hidden, f"{who} was sent another person's card {s}"
             for code in hidden:

@@ -8,7 +8,7 @@ import contextlib
 import itertools
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -22,6 +22,8 @@ from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
 from service.store.keys import Keys
 from service.write.worker import Worker
+from tests.loopback import Served
+from tests.polling import woken
 from tests.service.support import SECRET, seeds
 
 PLATFORM = "acme"
@@ -51,7 +53,27 @@ def fast_options(**kw: Any) -> DeliveryOptions:
     return DeliveryOptions(**base)
 
 
-class FakePlatform:
+class SignedParty(Served):
+    """A platform's end of the webhook: it takes signed callbacks only (a bad signature is answered
+    401 and counted in ``bad_signatures``); :meth:`_signed` says what a signed one does."""
+
+    secrets: list[str]
+    bad_signatures = 0
+
+    async def _callback(self, request: web.Request) -> web.StreamResponse:
+        body = await request.read()
+        try:
+            wid = signing.verify(self.secrets, request.headers, body, time.time())
+        except signing.SignatureError:
+            self.bad_signatures += 1
+            return web.Response(status=401)
+        return await self._signed(request, wid, body)
+
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
+        raise NotImplementedError
+
+
+class FakePlatform(SignedParty):
     """A chat platform on loopback: receives callbacks, checks their signatures, records what it got.
 
     ``responder`` (called with the attempt number and the body) may return a response to send instead
@@ -67,16 +89,8 @@ class FakePlatform:
         self.ids_seen: set[str] = set()
         self.duplicates = 0
         self.changed = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self.url = ""
 
-    async def _callback(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        try:
-            wid = signing.verify(self.secrets, request.headers, body, time.time())
-        except signing.SignatureError:
-            self.bad_signatures += 1
-            return web.Response(status=401)
+    async def _signed(self, request: web.Request, wid: str, body: bytes) -> web.StreamResponse:
         assert request.headers["content-type"] == "application/json"
         msg = json.loads(body)
         assert msg["id"] == wid, "the webhook-id is the message id"
@@ -93,34 +107,12 @@ class FakePlatform:
         self.changed.set()
         return web.Response(status=200)
 
-    async def start(self) -> str:
-        app = web.Application()
-        app.router.add_post("/cinq", self._callback)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}/cinq"
-        return self.url
-
-    async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-
     async def wait_for(self, pred: Callable[[], Any], timeout: float = 10.0) -> Any:
         """Wait until ``pred()`` is truthy (re-checked after every callback); returns its value."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = pred()
-            if got:
-                return got
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("the platform did not receive what was expected")
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), min(left, 0.25))
+        got = await woken(self.changed, pred, timeout)
+        if not got:
+            raise TimeoutError("the platform did not receive what was expected")
+        return got
 
     def to_user(self, user: str) -> list[dict[str, Any]]:
         return [m for m in self.received if m["to"].get("user", {}).get("id") == user]
@@ -173,6 +165,11 @@ class Client:
             except ValueError:
                 data = raw
             return resp.status, dict(resp.headers), data
+
+    async def accepted(self, payload: dict[str, Any]) -> None:
+        """POST an event that must be accepted (202)."""
+        status, _, body = await self.post(payload)
+        assert status == 202, body
 
 
 class Harness:
@@ -230,15 +227,15 @@ class Harness:
         return dict(zip(names, await pipe.execute(), strict=True))
 
 
-async def eventually(pred: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Poll ``pred`` (sync or async) until it is truthy; returns its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if asyncio.iscoroutine(got):
-            got = await got
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise TimeoutError("the condition did not hold in time")
-        await asyncio.sleep(0.01)
+@contextlib.asynccontextmanager
+async def on_platform(redis: Any, **kw: Any) -> AsyncIterator[tuple[FakePlatform, Harness]]:
+    """A fake platform and a :class:`Harness` (``kw``: its options) that calls it back, both
+    closed at the end."""
+    platform = FakePlatform()
+    await platform.start()
+    h = await Harness(redis, platform.url, **kw).start()
+    try:
+        yield platform, h
+    finally:
+        await h.close()
+        await platform.close()

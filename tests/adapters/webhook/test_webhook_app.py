@@ -13,7 +13,7 @@ import pytest
 from adapters.webhook.app import command_id
 from adapters.webhook.models import Accepted, OutboundMessage, Problem, inbound
 from adapters.webhook.openapi import render
-from tests.adapters.webhook.support import PLATFORM, WRONG_SECRET, FakePlatform, Harness, event
+from tests.adapters.webhook.support import PLATFORM, WRONG_SECRET, Harness, event, on_platform
 
 
 @pytest.fixture
@@ -261,16 +261,10 @@ def test_the_openapi_examples_validate_against_the_models():
 
 async def test_an_action_event_is_forwarded_with_its_token(fake_redis):
     """A button press reaches the gateway as a token (a bad token is answered in the chat, not by HTTP)."""
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url).start()
-    try:
+    async with on_platform(fake_redis) as (platform, h):
         forged = event(user="u1", chat="dm-u1", kind="private", token="forged.token")
         status, _, _ = await h.client.post(forged)
         assert status == 202
         got = await platform.wait_for(lambda: platform.to_chat("dm-u1"))
         assert got[0]["kind"] == "reply" and got[0]["to"] == {"chat": {"id": "dm-u1", "kind": "private"}}
-    finally:
-        await h.close()
-        await platform.close()
 

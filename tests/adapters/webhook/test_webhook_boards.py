@@ -5,22 +5,14 @@ with its code and replaces nothing."""
 from __future__ import annotations
 
 from service.protocol.i18n import translate
-from tests.adapters.webhook.support import FakePlatform, Harness, event
+from tests.adapters.webhook.support import event, on_platform
 
 GROUP = "g9"
 
 
 async def test_top_buttons_redraw_the_board_message_over_http(fake_redis):
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url).start()
-    c = h.client
-
-    async def post(body: dict) -> None:
-        status, _, text = await c.post(body)
-        assert status == 202, text
-
-    try:
+    async with on_platform(fake_redis) as (platform, h):
+        post = h.client.accepted
         await post(event("/top", user="u1", chat=GROUP, name="Ana"))
         (board,) = await platform.wait_for(lambda: [m for m in platform.to_chat(GROUP) if m["buttons"]])
         assert board["kind"] == "reply" and board["replaces"] is None
@@ -44,6 +36,3 @@ async def test_top_buttons_redraw_the_board_message_over_http(fake_redis):
         (refused,) = await platform.wait_for(
             lambda: [m for m in platform.to_chat(GROUP) if m["code"] == "token_forged"])
         assert refused["replaces"] is None and not refused["buttons"]
-    finally:
-        await h.close()
-        await platform.close()

@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
+from tests.adapters.webhook.support import PLATFORM, Harness, event, on_platform
 
 EVENTS = f"/v1/platforms/{PLATFORM}/events".encode()
 BAD_REQUESTS = {
@@ -96,10 +96,7 @@ async def test_a_full_store_is_a_503_store_full_with_the_stores_message(own_redi
 async def test_a_platform_ties_callbacks_to_its_request_as_the_readme_says(fake_redis):
     """The README's recipe: ``wh-`` + 24 hex digits of SHA-256 of "<platform>\\n<webhook-id>" is the
     request's command id, and each callback it caused has the id ``<command id>:<n>``."""
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url).start()
-    try:
+    async with on_platform(fake_redis) as (platform, h):
         wids = {"help": "req-help-1", "new": "req-new-1"}
         for text, wid in (("/help", wids["help"]), ("/new cinquillo", wids["new"])):
             status, _, body = await h.client.post(event(text), wid=wid)
@@ -110,9 +107,6 @@ async def test_a_platform_ties_callbacks_to_its_request_as_the_readme_says(fake_
             got = await platform.wait_for(lambda cid=cid: [m for m in platform.received
                                                            if m["id"].startswith(cid + ":")])
             assert [m["id"] for m in got] == [f"{cid}:0"], text
-    finally:
-        await h.close()
-        await platform.close()
 
 
 async def test_a_route_or_method_refusal_is_a_problem_document_and_one_log_line(fake_redis, log_lines):

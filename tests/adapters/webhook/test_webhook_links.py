@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 from service.domain.weblinks import open_link
 from service.ops.settings import Settings
-from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event
+from tests.adapters.webhook.support import PLATFORM, event, on_platform
 from tests.adapters.webhook.test_webhook_match import GROUP, play_match
 from tests.service.support import SECRET
 
@@ -22,10 +22,7 @@ def _claims(url: str):
 
 
 async def test_g1_callbacks_carry_each_recipients_own_link_and_the_replay_page(fake_redis):
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url, web_public_url=WEB).start()
-    try:
+    async with on_platform(fake_redis, web_public_url=WEB) as (platform, h):
         table = await play_match(h, platform, "/new cinquillo", seed=5)
         replay = event(f"/replay {table}", user="u2", chat="dm-u2", kind="private")
         status, _, body = await h.client.post(replay)
@@ -45,21 +42,12 @@ async def test_g1_callbacks_carry_each_recipients_own_link_and_the_replay_page(f
                 assert _claims(m["link"]).spectator, f"a person's link went to chat {m['to']}"
             if m["kind"] == "reply":
                 assert m["link"] is None
-    finally:
-        await h.close()
-        await platform.close()
 
 
 async def test_without_the_web_table_callbacks_carry_no_link(fake_redis):
     assert Settings(redis_url=None).web_public_url is None
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url).start()
-    try:
+    async with on_platform(fake_redis) as (platform, h):
         status, _, _ = await h.client.post(event("/new cinquillo", user="u1", chat=GROUP))
         assert status == 202
         got = await platform.wait_for(lambda: platform.to_chat(GROUP))
         assert "link" in got[0] and got[0]["link"] is None
-    finally:
-        await h.close()
-        await platform.close()

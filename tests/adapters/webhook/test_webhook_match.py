@@ -17,7 +17,8 @@ from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
 from service.platform.outbox import Action, Message, Recipient
 from service.store.repository import history
-from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event, eventually
+from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, event, on_platform
+from tests.polling import eventually
 from tests.service.write.test_matches import _states, check_no_leaks
 
 PEOPLE = [("u1", "Ana", "es"), ("u2", "Bea", "en"), ("u3", "Cal", "en")]
@@ -135,18 +136,12 @@ async def check_everything_arrived_once_to_its_recipient(h: Harness, platform: F
 
 @pytest.mark.parametrize("game", ["cinquillo", "535"])
 async def test_a_whole_group_match_over_http_on_fakeredis(fake_redis, game):
-    platform = FakePlatform()
-    await platform.start()
-    h = await Harness(fake_redis, platform.url).start()
-    try:
+    async with on_platform(fake_redis) as (platform, h):
         table = await play_match(h, platform, f"/new {game}", seed=3)
         await check_everything_arrived_once_to_its_recipient(h, platform, table)
         # The private messages went to each person, and the AI player got none.
         users = {m["to"]["user"]["id"] for m in platform.received if "user" in m["to"]}
         assert users == {"u1", "u2", "u3"}
-    finally:
-        await h.close()
-        await platform.close()
 
 
 async def test_a_whole_group_match_over_http_on_real_redis_with_two_adapters(real_redis):

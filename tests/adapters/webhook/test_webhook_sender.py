@@ -19,9 +19,9 @@ from tests.adapters.webhook.support import (
     FakePlatform,
     Harness,
     event,
-    eventually,
     fast_options,
 )
+from tests.polling import eventually
 
 
 async def _run(redis: Any, responder: Any, *, secrets: list[str] | None = None, **opts: Any) -> Any:

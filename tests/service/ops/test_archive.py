@@ -48,7 +48,7 @@ async def _keys(redis) -> set[str]:
 
 async def _platform_state_of(h: Harness, table: str, chat: str) -> PlatformState:
     """The keys a chat adapter keeps about a table (message slots, dirty field, chats, names, flags)."""
-    ps = PlatformState(h.redis, h.keys.prefix)
+    ps = PlatformState(h.redis, h.keys)
     await ps.want_content("tg", chat, table, "main", (3, 0), {"text": "x"})
     await ps.set_message_ref("tg", chat, table, "main", message_id=7, sent="d")
     await ps.want_content("tg", "2", table, "hand", (3, 0), {"text": "y"})  # a private chat

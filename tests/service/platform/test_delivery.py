@@ -24,6 +24,7 @@ from service.platform.delivery import (
 )
 from service.platform.outbox import Message, Recipient
 from service.store.keys import Keys
+from tests.polling import eventually
 
 SETTINGS = Settings(redis_url=None, buckets=16, command_shards=2)
 
@@ -85,10 +86,7 @@ class Recorder:
 
 
 async def until(pred: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
+    await eventually(pred, timeout)
 
 
 async def running(*pairs: tuple[Delivery, Any]) -> tuple[asyncio.Event, list[asyncio.Task[None]]]:

@@ -9,6 +9,7 @@ import time
 from service.store.leases import Leases
 from service.store.repository import load
 from service.write.worker import Worker
+from tests.polling import eventually
 from tests.service.support import ANA, BEA, Harness, Player, Room, seeds
 
 
@@ -57,10 +58,7 @@ async def test_a_dead_processes_parts_are_taken_when_its_leases_expire_and_leave
 
 
 async def _wait_for(pred, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await pred():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+    await eventually(pred, timeout, every=0.02)
 
 
 async def test_running_workers_split_the_shards_and_every_table_stays_with_one_worker(any_redis):
