@@ -52,7 +52,7 @@ def play(state: Any, move: object) -> Any:
     if not isinstance(move, str):
         raise IllegalMove("bad_notation", f"a move is a string, not {type(move).__name__}")
     m = rules.decode(state, move)
-    if m not in rules.legal(state):
+    if not rules.is_legal(state, m):
         raise rules.explain(state, m)
     new = rules.clone(state)
     rules.apply(new, m)

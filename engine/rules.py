@@ -42,6 +42,10 @@ class Rules(Protocol):
         """The legal integer moves of the seat to move (empty when the match is over)."""
         ...
 
+    def is_legal(self, state: Any, move: int) -> bool:
+        """Whether ``move`` is in ``legal(state)`` (the public API checks one move without listing all)."""
+        ...
+
     def apply(self, state: Any, move: int) -> None:
         """Apply a legal integer move in place (no check: the caller took it from ``legal``)."""
         ...

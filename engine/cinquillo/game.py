@@ -40,6 +40,8 @@ _PLAYED_AGAIN = (0, 9)  # rank indexes of the 1 and the Rey (C-11)
 _WHOLE: tuple[Fraction, ...] = tuple(Fraction(i) for i in range(64))
 #: a history entry's move (its low 6 bits) in notation, a card code or "pass"
 _MOVE_TEXT: tuple[str, ...] = (*CODES, "pass", *([""] * 23))
+#: canonical notation -> move, the public API's common case (what legal_moves gave), read at once
+_BY_TEXT: dict[str, int] = {**{c: i for i, c in enumerate(CODES)}, "pass": PASS}
 
 
 def _start_round(st: CinquilloState, hands: list[int]) -> None:
@@ -164,6 +166,16 @@ class CinquilloRules:
             m ^= b
         return out
 
+    def is_legal(self, state: CinquilloState, move: int) -> bool:
+        """Whether ``move`` is in :meth:`legal`, from the masks alone (one check, no list)."""
+        t = state.turn
+        if t < 0:
+            return False
+        m = state.hands[t] & state.playable
+        if move == PASS:
+            return not m
+        return 0 <= move < PASS and (m >> move) & 1 == 1
+
     def apply(self, state: CinquilloState, move: int) -> None:
         """Play ``move`` (taken from ``legal``) in place: C-4..C-7, C-9, C-11, C-13."""
         st = state
@@ -219,6 +231,9 @@ class CinquilloRules:
         if not isinstance(text, str):
             raise IllegalMove("bad_notation", f"a move is a string, not {type(text).__name__}",
                               text=repr(text))
+        known = _BY_TEXT.get(text)
+        if known is not None:
+            return known
         if text.strip().lower() == "pass":
             return PASS
         parsed = parse_card(text)

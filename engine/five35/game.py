@@ -113,14 +113,8 @@ class Five35Rules:
         pts = s.options.points
         gains = [0 if i == seat else D.points_of(h, pts) for i, h in enumerate(s.hands)]
         s.scores = [a + b for a, b in zip(s.scores, gains, strict=True)]
-        s.rounds.append({
-            "round": s.round_no + 1,
-            "dealer": s.dealer,
-            "went_out": seat,
-            "cards_left": s.counts[:],
-            "points": gains,
-            "scores": s.scores[:],
-        })
+        s.rounds.append({"round": s.round_no + 1, "dealer": s.dealer, "went_out": seat,
+                         "cards_left": s.counts[:], "points": gains, "scores": s.scores[:]})
         if max(s.scores) >= s.options.target:
             s.over = True
             s.pile = 0
@@ -159,6 +153,10 @@ class Five35Rules:
             # a tuple of ints is not tracked by the garbage collector once it is built
             moves = memo[sig] = tuple(found)
         return list(moves)
+
+    def is_legal(self, state: State, move: int) -> bool:
+        """Whether ``move`` is in :meth:`legal` (the memoised list: 535's moves are few)."""
+        return move in self.legal(state)
 
     def apply(self, state: State, move: int) -> None:
         """Apply a legal move in place (unchecked)."""

@@ -67,6 +67,8 @@ def _check_api(s: CinquilloState, move: int) -> None:
     assert engine.snapshot(engine.restore(json.loads(text))) == before
     legal = RULES.legal(s)
     assert engine.legal_moves(s) == [RULES.encode(s, m) for m in legal]
+    # the one-move check the public API uses (C-4, C-5) agrees with the list, move by move
+    assert [m for m in range(-1, PASS + 2) if RULES.is_legal(s, m)] == legal
     after = engine.play(s, RULES.encode(s, move))
     assert engine.snapshot(s) == before  # play leaves the old state untouched
     fast = RULES.clone(s)

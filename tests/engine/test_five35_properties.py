@@ -78,6 +78,8 @@ def _playout_invariants(players: int, seed: int, options: dict[str, Any], choose
         assert moves < MAX_MOVES, "the match did not end"
         legal = RULES.legal(s)
         assert legal == reference_legal(s)
+        # the one-move check the public API uses agrees with the list, move by move
+        assert [m for m in range(-1, NMOVES + 1) if RULES.is_legal(s, m)] == legal
         assert legal, "the seat to move always has a move"
         if s.pile == 0:
             assert PASS not in legal  # F-7: the leader never passes
