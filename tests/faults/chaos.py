@@ -272,6 +272,9 @@ async def run(*, tables: int = 100, workers: int = 2, seed: int = 12, human_move
         gate = asyncio.Semaphore(concurrency)
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency * 2)) as session:
             async def one(i: int) -> None:
+                # Tables start spread over the span the faults strike in: on a quiet machine a match
+                # takes a few seconds, and all of them at once would be over before the first fault.
+                await asyncio.sleep(max(0.0, r.t0 + i * span / tables - time.monotonic()))
                 async with gate:
                     await r.table(session, i, human_moves, deadline)
             drivers = [asyncio.create_task(one(i)) for i in range(tables)]

@@ -19,6 +19,8 @@ async def test_a_randomized_fault_run_loses_nothing_and_does_nothing_twice(tmp_p
     report = await run(tables=100, workers=2, seed=12, drive_s=60.0, quiesce_s=40.0, workdir=tmp_path)
     print(report.summary())
     assert report.faults and any("redis-server restarted" in f for f in report.faults), report.summary()
+    # The restart struck while requests were being made (else it proves nothing about them).
+    assert report.latency_across_restart_s.get("n", 0) >= 20, report.summary()
     assert report.acknowledged >= 100 * 5, report.summary()
     assert not report.lost, f"acknowledged requests never acted on\n{report.summary()}"
     assert not report.twice, f"commands applied twice\n{report.summary()}"
