@@ -4,6 +4,9 @@ builder, shared by the bridge's tests."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 
@@ -73,3 +76,17 @@ def msg(
         "view": None,
         "replaces": replaces,
     }
+
+
+@contextmanager
+def bridge_world(tmp_path: Path, locale: str) -> Iterator[tuple[Any, FakeMatrix, FakeCinq]]:
+    """A bridge on its own state file between a fake homeserver and a fake cinq: (bridge, matrix, cinq)."""
+    from bridges.matrix.core import Bridge
+    from bridges.matrix.state import State
+
+    state = State(str(tmp_path / "state.sqlite3"))
+    m, c = FakeMatrix(), FakeCinq()
+    try:
+        yield Bridge(state, m, c, locale=locale), m, c
+    finally:
+        state.close()

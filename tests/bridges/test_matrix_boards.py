@@ -12,7 +12,7 @@ import pytest
 
 from bridges.matrix.core import Bridge
 from bridges.matrix.state import State
-from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, msg
+from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, bridge_world, msg
 
 GROUP = {"chat": {"id": "!group", "kind": "group"}}
 BOARD_BUTTONS = [("Cinquillo", "tok-c"), ("535", "tok-5"), ("This week", "tok-w")]
@@ -20,10 +20,8 @@ BOARD_BUTTONS = [("Cinquillo", "tok-c"), ("535", "tok-5"), ("This week", "tok-w"
 
 @pytest.fixture
 def world(tmp_path):
-    state = State(str(tmp_path / "state.sqlite3"))
-    m, c = FakeMatrix(), FakeCinq()
-    yield Bridge(state, m, c, locale="en"), m, c
-    state.close()
+    with bridge_world(tmp_path, "en") as w:
+        yield w
 
 
 def board(n: int, text: str, replaces: str | None = None, to: dict | None = None) -> dict:

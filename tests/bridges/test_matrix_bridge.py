@@ -10,15 +10,13 @@ import pytest
 from bridges.matrix import render
 from bridges.matrix.core import Bridge
 from bridges.matrix.state import State
-from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, msg
+from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, bridge_world, msg
 
 
 @pytest.fixture
 def world(tmp_path):
-    state = State(str(tmp_path / "state.sqlite3"))
-    m, c = FakeMatrix(), FakeCinq()
-    yield Bridge(state, m, c, locale="es"), m, c
-    state.close()
+    with bridge_world(tmp_path, "es") as w:
+        yield w
 
 
 HAND = {"user": {"id": "@ana:hs"}}
