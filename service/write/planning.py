@@ -18,6 +18,7 @@ from service.domain.events import Stored, encode
 from service.domain.messages import Wire, wire_json
 from service.domain.tables import notify
 from service.domain.tables.decide import Context, Decision, Refused, decide
+from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
 from service.domain.tables.state import LOBBY, RUNNING, Table
 from service.ops.settings import Settings
@@ -213,11 +214,8 @@ class Planner:
         if t is None:
             return None
         if t.status == LOBBY:
-            # A forgotten lobby closes (decide's tick); a tournament's tables are seated by the director.
-            idle = self.settings.lobby_idle_s
-            if idle <= 0 or t.tournament is not None or t.turn_since <= 0:
-                return None
-            return (t.turn_since + idle) * 1000
+            closes = idle_deadline(t, self.settings.lobby_idle_s)  # decide's tick closes it then
+            return None if closes is None else closes * 1000
         if t.status != RUNNING:
             return None
         mover = t.to_move()

@@ -43,7 +43,7 @@ from service.domain.tables.base import (
     require_status,
 )
 from service.domain.tables.seating import seat_table
-from service.domain.tables.state import FINISHED, LOBBY, RUNNING, Table
+from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import TokenError, open_token
 
 __all__ = ["Context", "Decision", "Refused", "bot_seed", "commitment", "decide"]
@@ -150,8 +150,8 @@ def _replay(b: Builder) -> None:
 def _tick(b: Builder, req: Tick, ctx: Context) -> None:
     """A deadline fired for the table at ``req.version``: an AI seat's turn, or a turn timer."""
     t = b.t
-    if t.status == LOBBY and req.version == t.version and t.tournament is None and ctx.lobby_idle_s > 0 \
-            and t.turn_since > 0 and ctx.now >= t.turn_since + ctx.lobby_idle_s:
+    closes = lobby.idle_deadline(t, ctx.lobby_idle_s)
+    if closes is not None and req.version == t.version and ctx.now >= closes:
         b.emit(TableCancelled(by=t.creator, reason="idle"))  # a lobby forgotten for lobby_idle_s
         return
     if t.status != RUNNING or req.version != t.version:

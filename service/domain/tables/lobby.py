@@ -34,7 +34,7 @@ from service.domain.tables.base import (
     require_seat,
     require_status,
 )
-from service.domain.tables.state import LOBBY, RUNNING
+from service.domain.tables.state import LOBBY, RUNNING, Table
 from service.protocol.i18n.reasons import options_reason
 
 DEFAULT_PLAYERS = 4
@@ -56,6 +56,14 @@ def seat_count(game: str, options: dict[str, Any], players: int | None) -> int:
         except ValueError as e:
             last = e
     raise Refused("bad_options", reason=options_reason(str(last)))
+
+
+def idle_deadline(t: Table, idle_s: float) -> float | None:
+    """When a lobby nobody changed closes (unix seconds), or None: not a lobby, expiry off (``idle_s``
+    0), a tournament's table (its director seats it), or no change time recorded (an older lobby)."""
+    if t.status != LOBBY or idle_s <= 0 or t.tournament is not None or t.turn_since <= 0:
+        return None
+    return t.turn_since + idle_s
 
 
 def create(b: Builder, cmd: TableCommand, req: Create, ctx: Context) -> None:
