@@ -14,7 +14,8 @@ A fair share is 1/players.
 Levels: ``easy``, ``medium``, ``hard`` (``engine.ai``), and ``pimc`` (benchmark only, 535): flat
 determinized Monte Carlo over *every* legal move with the medium playouts, uniform deals, no
 pruning, at the same budget as ``hard`` (a plain fair searcher to measure ``hard`` against);
-``pimc/k=../prune=../z=../after=../pool=../beta=..`` varies it (see :func:`pimc_settings`).
+``pimc/k=../prune=../z=../after=../pool=../beta=../w=..`` varies it (see :func:`pimc_settings`;
+``w=hard``: the hard player's tuned playout weights instead of the medium player's).
 
 Timing, for the tested level's decisions with more than one legal move: CPU time (``process_time``,
 what the decision costs one core) p50 / p99 / max, and wall-clock p99 with the garbage collector on
@@ -54,8 +55,11 @@ from tqdm import tqdm
 
 import engine
 import engine.ai
-from engine.ai import choose_move, cinquillo_belief, five35_pimc
+from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
+
+#: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``)
+WEIGHTS = {"medium": five35_playout.MEDIUM, "hard": five35_playout.HARD}
 
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "cinquillo": {"preset": "clasico"},
@@ -93,12 +97,12 @@ def pimc_settings(level: str) -> dict[str, Any]:
     """The settings of a ``pimc`` level: ``pimc`` alone is plain PIMC (every move, no pruning, no
     belief); ``pimc/k=4/prune=1/z=3/after=24/pool=64/beta=2`` sets any of them (experiments)."""
     out: dict[str, Any] = {"k": 0, "prune": 0, "z": five35_pimc.PRUNE_Z,
-                           "after": five35_pimc.PRUNE_AFTER, "pool": 0, "beta": 2.0}
+                           "after": five35_pimc.PRUNE_AFTER, "pool": 0, "beta": 2.0, "w": "medium"}
     for part in level.split("/")[1:]:
         key, value = part.split("=")
         if key not in out:
             raise ValueError(f"unknown pimc setting {key!r} in {level!r}")
-        out[key] = float(value)
+        out[key] = value if key == "w" else float(value)
     return out
 
 
@@ -112,7 +116,7 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
         opts = pimc_settings(level)
         rng = random.Random(seed)
         game = game_for(view, rng, heuristic_playouts=True, belief_pool=int(opts["pool"]),
-                        belief_beta=opts["beta"])
+                        belief_beta=opts["beta"], weights=WEIGHTS[opts["w"]])
         assert isinstance(game, Five35Game), "pimc plays 535 only"
         iters = job.iterations if job.iterations or job.budget_ms else 100
         budget = (engine.ai.BUDGET_SHARE * job.budget_ms / 1000 - (clock() - started)
@@ -133,10 +137,11 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5`` (experiments): the hard player with some of its
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium`` (experiments): the hard player with some of its
     per-game settings (``engine.ai``'s tables, the Cinquillo belief's BETA) changed for this move."""
     game = view["game"]
-    saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA)
+    saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
+             engine.ai.PLAYOUT_535)
     try:
         for part in level.split("/")[1:]:
             key, value = part.split("=")
@@ -146,6 +151,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 engine.ai.BELIEF_POOL[game] = int(value)
             elif key == "beta":
                 cinquillo_belief.BETA = float(value)
+            elif key == "w":
+                engine.ai.PLAYOUT_535 = WEIGHTS[value]
             elif key == "z":
                 engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
             else:
@@ -153,7 +160,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
         return choose_move(view, level="hard", seed=seed, iterations=iterations,
                            budget_ms=budget_ms, clock=clock)
     finally:
-        engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA = saved
+        (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
+         engine.ai.PLAYOUT_535) = saved
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:

@@ -32,7 +32,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine.ai import easy, five35_pimc
+from engine.ai import easy, five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
 from engine.ai.ismcts import best_move, confident_move, search_stats
 
@@ -57,6 +57,10 @@ PRUNE_535 = False
 #: per game, how sure the search must be (standard errors) to overrule the medium player's move;
 #: None: always play the search's most visited move
 OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
+
+#: the hard 535 player's playout policy (:class:`engine.ai.five35_playout.Weights`): the medium
+#: player's form with tuned weights (bench/five35_policy.py), a better model of how a round goes on
+PLAYOUT_535 = five35_playout.HARD
 
 #: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
 BUDGET_SHARE = 0.97
@@ -86,7 +90,8 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
         return easy.choose(view, rng)
     hard = level == "hard"
     game = game_for(view, rng, heuristic_playouts=hard and HEURISTIC_PLAYOUTS[view["game"]],
-                    belief_pool=BELIEF_POOL[view["game"]] if hard else 0)
+                    belief_pool=BELIEF_POOL[view["game"]] if hard else 0,
+                    weights=PLAYOUT_535 if hard else five35_playout.MEDIUM)
     rules: Any = game.rules  # either game's rules: the calls below are the protocol's
     if level == "medium":
         return str(rules.encode(game.base, game.medium(rng)))

@@ -1,15 +1,21 @@
-"""The 535 playout policy: the medium player's choice, computed from precomputed move rows.
+"""The 535 playout policies: the medium player's form, computed from precomputed move rows.
 
 A search's strength at a fixed CPU budget is the number of rounds it can play out, and a playout
 spent most of its time in :func:`engine.ai.medium_five35.choose` (a score built from the move's ranks
 on every call) and in building the legal-move list.  Here both are folded into one pass over a
 per-pile row of ``(move, cards, static score, used-rank mask, has an 8, size)``: legality is the
 engine's borrow test on the guarded hand, and the one hand-dependent term of the score, *how many
-groups the move breaks* (:data:`engine.ai.medium_five35.BREAK` each), falls out of the same
-subtraction (a used rank with copies left has non-zero low bits after it).  The move chosen has exactly the
-medium player's score (ties broken uniformly at random, as the medium player's jitter does) and
-passes exactly when the medium player does, which ``tests/engine/test_ai_five35_playout.py`` checks
-against :func:`engine.ai.medium_five35.choose`.
+groups the move breaks*, falls out of the same subtraction (a used rank with copies left has
+non-zero low bits after it).
+
+The score's weights are a :class:`Weights`.  With :data:`MEDIUM` the move chosen has exactly the
+medium player's score (ties broken uniformly at random, as the medium player's jitter does) and the
+policy passes exactly when the medium player does, which ``tests/engine/test_ai_five35_playout.py``
+checks against :func:`engine.ai.medium_five35.choose`.  :data:`HARD`, the hard player's playouts,
+has the same form with weights tuned on duplicate deals (``bench/five35_policy.py``): it sheds
+single cards when it leads and groups and runs when it follows, which alone wins far more often
+than medium (figures in ``bench/results/five35_experiments.txt``), so the rounds the hard
+player's search plays out look more like the strong play it meets.
 """
 
 from __future__ import annotations
@@ -28,13 +34,46 @@ _COUNT_BITS: Final = 7  # (1 << (FIELD_BITS - 1)) - 1
 Row = tuple[int, int, float, int, bool, int]
 
 
-def _static_score(move: int) -> float:
-    """The part of the medium score that depends on the move alone (cards shed, low ranks, add)."""
+class Weights:
+    """The weights of a playout policy of the medium player's form
+    (:func:`engine.ai.medium_five35.score_move`): per card shed, per mean rank (low ranks first), an
+    add's bonus, per broken group, an 8 played near the end (``near`` cards left, or ``danger``: a
+    seat with that many cards or fewer) or kept, per card when leading a trick (``lead``), and the
+    score a follow must reach (``pass_t``; below it, and with no seat in danger, the policy passes).
+    :data:`MEDIUM` is the medium player; :data:`HARD` the hard player's playouts."""
+
+    __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t")
+
+    def __init__(self, card: float = medium_five35.PER_CARD, low: float = medium_five35.LOW_RANK,
+                 add: float = medium_five35.ADD_BONUS, brk: float = medium_five35.BREAK,
+                 e8near: float = medium_five35.KEEP_EIGHT, e8keep: float = medium_five35.KEEP_EIGHT,
+                 near: int = 3, danger: int = medium_five35.DANGER, lead: float = 0.0,
+                 pass_t: float = 0.0) -> None:
+        self.card = card
+        self.low = low
+        self.add = add
+        self.brk = brk
+        self.e8near = e8near
+        self.e8keep = e8keep
+        self.near = near
+        self.danger = danger
+        self.lead = lead
+        self.pass_t = pass_t
+
+
+#: the medium player, exactly (tests/engine/test_ai_five35_playout.py)
+MEDIUM: Final[Weights] = Weights()
+
+
+def _static_score(move: int, w: Weights, leading: bool) -> float:
+    """The part of the score that depends on the move alone (cards shed, low ranks, add, lead)."""
     kind, ranks = MOVES[move]
     n = NCARDS[move]
-    score = medium_five35.PER_CARD * n - medium_five35.LOW_RANK * sum(ranks) / n
+    score = w.card * n - w.low * sum(ranks) / n
     if kind == ADD:
-        score += medium_five35.ADD_BONUS
+        score += w.add
+    if leading:
+        score += w.lead * n
     return score
 
 
@@ -46,19 +85,22 @@ def _used_mask(move: int) -> int:
     return mask
 
 
-#: per table kind (id of its shared, read-only Tables), the rows of every pile: a handful of
-#: table kinds exist (player count x run order), so this cache stays bounded
-_ROWS: dict[int, tuple[Tables, list[list[Row]]]] = {}
+#: per (table kind, weight set) (ids of the shared, read-only Tables and Weights), the rows of
+#: every pile: a handful of table kinds exist (player count x run order) and two weight sets, so
+#: this cache stays bounded
+_ROWS: dict[tuple[int, int], tuple[Tables, Weights, list[list[Row]]]] = {}
 
 
-def rows_for(tables: Tables) -> list[list[Row]]:
-    """Per pile id, the rows of the moves that may be legal on it (see the module docstring)."""
-    hit = _ROWS.get(id(tables))
-    if hit is not None and hit[0] is tables:
-        return hit[1]
-    rows = [[(m, r, _static_score(m), _used_mask(m), EIGHT in MOVES[m][1], NCARDS[m])
-             for m, r in cands] for cands in tables.cands]
-    _ROWS[id(tables)] = (tables, rows)
+def rows_for(tables: Tables, w: Weights = MEDIUM) -> list[list[Row]]:
+    """Per pile id, the rows of the moves that may be legal on it (see the module docstring), scored
+    with ``w``."""
+    key = (id(tables), id(w))
+    hit = _ROWS.get(key)
+    if hit is not None and hit[0] is tables and hit[1] is w:
+        return hit[2]
+    rows = [[(m, r, _static_score(m, w, pid == 0), _used_mask(m), EIGHT in MOVES[m][1], NCARDS[m])
+             for m, r in cands] for pid, cands in enumerate(tables.cands)]
+    _ROWS[key] = (tables, w, rows)
     return rows
 
 
@@ -71,19 +113,22 @@ _LCG_C: Final = 12345
 _TIE_A: Final = 22695477
 
 
-def choose(st: State, rows: list[list[Row]], tie: int) -> int:
-    """The medium player's move for the seat to move in ``st`` (``rows``: :func:`rows_for`;
-    ``tie``: a seed in 0..2**31-1 for breaking ties uniformly at random)."""
+def choose(st: State, rows: list[list[Row]], tie: int, w: Weights = MEDIUM) -> int:
+    """The policy's move for the seat to move in ``st`` (``rows``: :func:`rows_for` with the same
+    weights ``w``, by default the medium player's; ``tie``: a seed in 0..2**31-1 for breaking ties
+    uniformly at random)."""
     seat = st.to_move
     hand = st.hands[seat] | GUARD
     size = st.counts[seat]
     danger = False
+    limit = w.danger
     for i, c in enumerate(st.counts):
-        if c <= medium_five35.DANGER and i != seat:
+        if c <= limit and i != seat:
             danger = True
-    eight_bonus = medium_five35.KEEP_EIGHT
-    keep_eight = -eight_bonus
-    brk = medium_five35.BREAK
+    eight_bonus = w.e8near
+    keep_eight = -w.e8keep
+    near = w.near
+    brk = w.brk
     best, best_score, ties = PASS, float("-inf"), 0
     for m, req, base, used, eight, n in rows[st.pile]:
         d = hand - req
@@ -99,7 +144,7 @@ def choose(st: State, rows: list[list[Row]], tie: int) -> int:
         else:
             score = base
         if eight:
-            score += eight_bonus if danger or size - n <= 3 else keep_eight
+            score += eight_bonus if danger or size - n <= near else keep_eight
         if score > best_score:
             best, best_score, ties = m, score, 1
         elif score == best_score:
@@ -107,7 +152,7 @@ def choose(st: State, rows: list[list[Row]], tie: int) -> int:
             tie = (tie * _TIE_A + 1) & _MASK
             if (tie >> 8) % ties == 0:  # reservoir sampling: each tied move kept with chance 1/ties
                 best = m
-    if st.pile and best_score < 0 and not danger:
+    if st.pile and best_score < w.pass_t and not danger:
         return PASS
     return best
 
@@ -116,12 +161,19 @@ def choose(st: State, rows: list[list[Row]], tie: int) -> int:
 _RULES: Final = Five35Rules()
 
 
-def rollout(st: State, seed: int) -> None:
-    """Play the round out in place, every seat with the medium player's policy (ties broken by a
-    generator seeded with ``seed``: the same seed, the same playout)."""
-    rows = rows_for(st.tables)
+def rollout(st: State, seed: int, w: Weights = MEDIUM) -> None:
+    """Play the round out in place, every seat with the policy of weights ``w`` (by default the
+    medium player's; ties broken by a generator seeded with ``seed``: the same seed, the same
+    playout)."""
+    rows = rows_for(st.tables, w)
     rules = _RULES
     x = seed & _MASK
     while not st.over and not st.rounds:
         x = (x * _LCG_A + _LCG_C) & _MASK
-        rules.apply(st, choose(st, rows, x))
+        rules.apply(st, choose(st, rows, x, w))
+
+
+#: the hard player's playouts: the medium form with weights tuned by bench/five35_policy.py
+#: (coordinate search on duplicate deals against three medium players)
+HARD: Final[Weights] = Weights(card=1.5, low=0.15, add=3.0, brk=2.5, e8near=2.5, e8keep=0.0, near=3,
+                               danger=9, lead=-2.25, pass_t=-0.5)

@@ -89,8 +89,10 @@ class Five35Game:
 
     def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
                  heuristic_playouts: bool, belief_pool: int = 0,
-                 belief_beta: float = five35_belief.BETA) -> None:
+                 belief_beta: float = five35_belief.BETA,
+                 weights: five35_playout.Weights = five35_playout.MEDIUM) -> None:
         self.rules: Five35Rules = _FIVE35
+        self.weights = weights
         self.info = info
         self.det = Five35Determinizer(view, info, rng, belief_pool, belief_beta)
         self.base = self.det.base
@@ -110,12 +112,13 @@ class Five35Game:
         return self.outcome.rewards(st)
 
     def rollout(self, st: Five35State, rng: random.Random) -> None:
-        """Play the round out in place: the medium player's moves with ``heuristic_playouts``
-        (:mod:`engine.ai.five35_playout`, the fast form of the same policy), else uniformly random
+        """Play the round out in place: with ``heuristic_playouts``, the moves of the policy of
+        weights ``weights`` (:mod:`engine.ai.five35_playout`; by default the medium player's), else
+        uniformly random
         legal ones (read from the engine's per-pile candidate table, which is
         what ``legal`` does, without its memo: playout hands rarely repeat)."""
         if self.heuristic_playouts:
-            five35_playout.rollout(st, rng.getrandbits(31))
+            five35_playout.rollout(st, rng.getrandbits(31), self.weights)
             return
         apply = self.rules.apply
         cands = st.tables.cands
@@ -131,7 +134,7 @@ class Five35Game:
         """:meth:`rollout` from a seed (0..2**31-1): the heuristic playout then needs no
         ``random.Random``, whose seeding cost as much as half a compiled playout."""
         if self.heuristic_playouts:
-            five35_playout.rollout(st, seed)
+            five35_playout.rollout(st, seed, self.weights)
         else:
             self.rollout(st, random.Random(seed))
 
@@ -141,11 +144,13 @@ class Five35Game:
 
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
-             belief_pool: int = 0, belief_beta: float = five35_belief.BETA) -> CinquilloGame | Five35Game:
+             belief_pool: int = 0, belief_beta: float = five35_belief.BETA,
+             weights: five35_playout.Weights = five35_playout.MEDIUM) -> CinquilloGame | Five35Game:
     """The information set of the view's seat as a searchable game (``belief_pool``: see
     :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer` and
-    :class:`engine.ai.five35_sample.Five35Determinizer`; ``belief_beta``: 535 only)."""
+    :class:`engine.ai.five35_sample.Five35Determinizer`; ``belief_beta`` and the playouts'
+    ``weights``: 535 only)."""
     info = info_from_view(view)
     if isinstance(info, CinquilloInfo):
         return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool)
-    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta)
+    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta, weights)

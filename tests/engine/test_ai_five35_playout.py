@@ -14,7 +14,7 @@ import engine
 from engine.ai import five35_belief, five35_pimc, five35_playout, medium_five35
 from engine.ai.games import Five35Game, game_for
 from engine.five35 import cards as D
-from engine.five35.piles import PASS
+from engine.five35.piles import ADD, MOVES, NCARDS, PASS
 
 F535 = [c for c in CONFIGS if c[0] == "535"]
 
@@ -136,3 +136,53 @@ def test_the_weighted_search_sees_only_the_view(config, seed, steps):  # G-1
         moves.append(five35_pimc.choose(game, random.Random(seed), iterations=8, budget_s=None,
                                         clock=None))
     assert moves[0] == moves[1]
+
+
+def _weighted_score(s, move, w):
+    """The score of the medium form with weights ``w``, written out from the move table (the
+    reference the fast rows must agree with)."""
+    seat = s.to_move
+    hand, size = s.hands[seat], s.counts[seat]
+    danger = any(c <= w.danger for i, c in enumerate(s.counts) if i != seat)
+    kind, ranks = MOVES[move]
+    n = NCARDS[move]
+    score = w.card * n - w.low * sum(ranks) / n + (w.add if kind == ADD else 0.0)
+    if s.pile == 0:
+        score += w.lead * n
+    score -= w.brk * sum(1 for r in set(ranks) if D.counts(hand)[r] > ranks.count(r))
+    if D.EIGHT in ranks:
+        score += w.e8near if danger or size - n <= w.near else -w.e8keep
+    return score, danger
+
+
+@settings(max_examples=60, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_the_hard_playout_weights_choose_the_best_scored_move(config, seed, steps):  # F-8
+    state = position(config, seed, steps)
+    base = _game(state, seed).base
+    legal = engine.rules_for(base).legal(base)
+    w = five35_playout.HARD
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**31, w)
+    assert fast in legal
+    plays = [m for m in legal if m != PASS]
+    if not plays:
+        assert fast == PASS
+        return
+    size = base.counts[base.to_move]
+    if any(NCARDS[m] == size for m in plays):
+        assert NCARDS[fast] == size  # going out wins the round (F-12)
+        return
+    scored = {m: _weighted_score(base, m, w)[0] for m in plays}
+    danger = any(c <= w.danger for i, c in enumerate(base.counts) if i != base.to_move)
+    top = max(scored.values())
+    if base.pile and top < w.pass_t and not danger:
+        assert fast == PASS
+    else:
+        assert fast != PASS and abs(scored[fast] - top) < 1e-9
+
+
+def test_the_hard_playout_weights_are_not_the_medium_players():
+    # The hard player's playouts model better play than medium (bench/five35_policy.py): a weight
+    # set equal to medium's would silently undo that.
+    fields = ("card", "low", "add", "brk", "e8near", "e8keep", "near", "danger", "lead", "pass_t")
+    assert any(getattr(five35_playout.HARD, f) != getattr(five35_playout.MEDIUM, f) for f in fields)
