@@ -58,8 +58,12 @@ import engine.ai
 from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
 
-#: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``)
-WEIGHTS = {"medium": five35_playout.MEDIUM, "hard": five35_playout.HARD}
+#: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``); ``selfplay``:
+#: tuned by ``bench/five35_policy.py`` against three copies of the hard set (an experiment in
+#: ``bench/results/five35_experiments.txt``, not the engine's)
+WEIGHTS = {"medium": five35_playout.MEDIUM, "hard": five35_playout.HARD,
+           "selfplay": five35_playout.Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
+                                              near=3, danger=8, lead=-2.25, pass_t=-0.5)}
 
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "cinquillo": {"preset": "clasico"},

@@ -13,11 +13,13 @@ choice comes from ``random.Random(seed)``, so a decision is reproducible.
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
 * 535: determinized Monte Carlo over every legal move, each played out to the end of the round
-  with the medium policy (:mod:`.five35_playout`, the same choices computed in one pass over
-  precomputed rows) on shared deals (:mod:`.five35_pimc`), uniform deals, no pruning
+  with a policy of the medium player's form whose weights were tuned to win
+  (:mod:`.five35_playout`, :data:`PLAYOUT_535`, computed in one pass over precomputed rows; the
+  same search with the medium player's own playouts is the benchmark's plain PIMC player, which
+  hard beats) on shared deals (:mod:`.five35_pimc`), uniform deals, no pruning
   (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
-  :mod:`.five35_belief`, measured worse untempered, not yet measured tempered, so
-  :data:`BELIEF_POOL` is 0: ``bench/results/five35_experiments.txt``).
+  :mod:`.five35_belief`, measured worse, untempered and tempered, so :data:`BELIEF_POOL` is 0:
+  ``bench/results/five35_experiments.txt``).
 * Cinquillo: SO-ISMCTS with the medium player as playout policy, 300 iterations by default, over
   200 deals weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, tempered: +2.1 points over uniform deals); it plays the medium
@@ -48,7 +50,7 @@ HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
 #: :mod:`engine.ai.cinquillo_belief` and :mod:`engine.ai.five35_belief`).  Cinquillo: 200 deals at
 #: BETA 4, tempered, measured +2.1 points over uniform deals; 535: 0, measured worse untempered and
-#: not measured tempered
+#: tempered (-9.4 points [-14.7, -4.1] over 120 paired deals)
 BELIEF_POOL = {"cinquillo": 200, "535": 0}
 #: 535: whether the search stops playing out the moves that trail clearly (five35_pimc); measured
 #: off: over 100 duplicate deals at 100 ms, pruning at z=3 lost 3.0 points [-0.5, +6.5] against
