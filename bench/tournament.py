@@ -55,7 +55,7 @@ from tqdm import tqdm
 
 import engine
 import engine.ai
-from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout
+from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout, five35_style
 from engine.ai.games import Five35Game, game_for
 
 #: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``); ``selfplay``:
@@ -141,11 +141,12 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium`` (experiments): the hard player with some of its
-    per-game settings (``engine.ai``'s tables, the Cinquillo belief's BETA) changed for this move."""
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0`` (experiments): the hard player
+    with some of its per-game settings (``engine.ai``'s tables, the Cinquillo belief's BETA)
+    changed for this move."""
     game = view["game"]
     saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
-             engine.ai.PLAYOUT_535)
+             engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR)
     try:
         for part in level.split("/")[1:]:
             key, value = part.split("=")
@@ -157,6 +158,10 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 cinquillo_belief.BETA = float(value)
             elif key == "w":
                 engine.ai.PLAYOUT_535 = WEIGHTS[value]
+            elif key == "style":
+                engine.ai.STYLES_535 = value == "1"
+            elif key == "prior":
+                five35_style.PRIOR = float(value)
             elif key == "z":
                 engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
             else:
@@ -165,7 +170,7 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                            budget_ms=budget_ms, clock=clock)
     finally:
         (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
-         engine.ai.PLAYOUT_535) = saved
+         engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR) = saved
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:

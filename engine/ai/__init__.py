@@ -34,7 +34,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from engine.ai import easy, five35_pimc, five35_playout
+from engine.ai import easy, five35_pimc, five35_playout, five35_style
 from engine.ai.games import Five35Game, game_for
 from engine.ai.ismcts import best_move, confident_move, search_stats
 
@@ -63,6 +63,9 @@ OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
 #: the hard 535 player's playout policy (:class:`engine.ai.five35_playout.Weights`): the medium
 #: player's form with tuned weights (bench/five35_policy.py), a better model of how a round goes on
 PLAYOUT_535 = five35_playout.HARD
+#: whether the hard 535 player models each other seat by how it leads (:mod:`.five35_style`: the
+#: tuned policy or the medium player's) rather than every seat with :data:`PLAYOUT_535`
+STYLES_535 = True
 
 #: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
 BUDGET_SHARE = 0.97
@@ -105,6 +108,8 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
     budget_s = (BUDGET_SHARE * budget_ms / 1000 - (clock() - started)
                 if timed and budget_ms is not None and clock else None)
     if isinstance(game, Five35Game):
+        if STYLES_535:
+            game.seat_mix = five35_style.searcher_probabilities(game.base, game.info.seat)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535)))
     root_moves = rules.legal(game.base)

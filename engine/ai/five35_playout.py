@@ -161,16 +161,24 @@ def choose(st: State, rows: list[list[Row]], tie: int, w: Weights = MEDIUM) -> i
 _RULES: Final = Five35Rules()
 
 
-def rollout(st: State, seed: int, w: Weights = MEDIUM) -> None:
+def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...] | None = None) -> None:
     """Play the round out in place, every seat with the policy of weights ``w`` (by default the
-    medium player's; ties broken by a generator seeded with ``seed``: the same seed, the same
-    playout)."""
-    rows = rows_for(st.tables, w)
+    medium player's), or seat ``i`` with ``seats[i]`` if given (the searcher's model of each
+    player, :mod:`engine.ai.five35_style`); ties broken by a generator seeded with ``seed``: the
+    same seed, the same playout."""
     rules = _RULES
     x = seed & _MASK
+    if seats is None:
+        rows = rows_for(st.tables, w)
+        while not st.over and not st.rounds:
+            x = (x * _LCG_A + _LCG_C) & _MASK
+            rules.apply(st, choose(st, rows, x, w))
+        return
+    per_seat = [rows_for(st.tables, sw) for sw in seats]
     while not st.over and not st.rounds:
         x = (x * _LCG_A + _LCG_C) & _MASK
-        rules.apply(st, choose(st, rows, x, w))
+        seat = st.to_move
+        rules.apply(st, choose(st, per_seat[seat], x, seats[seat]))
 
 
 #: the hard player's playouts: the medium form with weights tuned by bench/five35_policy.py

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
-from engine.ai import five35_belief, five35_playout, medium_cinquillo, medium_five35
+from engine.ai import five35_belief, five35_playout, five35_style, medium_cinquillo, medium_five35
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
@@ -90,9 +90,14 @@ class Five35Game:
     def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
                  heuristic_playouts: bool, belief_pool: int = 0,
                  belief_beta: float = five35_belief.BETA,
-                 weights: five35_playout.Weights = five35_playout.MEDIUM) -> None:
+                 weights: five35_playout.Weights = five35_playout.MEDIUM,
+                 seat_weights: tuple[five35_playout.Weights, ...] | None = None) -> None:
         self.rules: Five35Rules = _FIVE35
         self.weights = weights
+        self.seat_weights = seat_weights
+        #: per seat, the probability that a playout models it with the tuned policy rather than
+        #: the medium player's (:func:`engine.ai.five35_style.draw`); None: ``seat_weights``
+        self.seat_mix: tuple[float, ...] | None = None
         self.info = info
         self.det = Five35Determinizer(view, info, rng, belief_pool, belief_beta)
         self.base = self.det.base
@@ -113,12 +118,12 @@ class Five35Game:
 
     def rollout(self, st: Five35State, rng: random.Random) -> None:
         """Play the round out in place: with ``heuristic_playouts``, the moves of the policy of
-        weights ``weights`` (:mod:`engine.ai.five35_playout`; by default the medium player's), else
-        uniformly random
+        weights ``weights`` (:mod:`engine.ai.five35_playout`; by default the medium player's), or
+        per seat ``seat_weights`` if given (:mod:`engine.ai.five35_style`), else uniformly random
         legal ones (read from the engine's per-pile candidate table, which is
         what ``legal`` does, without its memo: playout hands rarely repeat)."""
         if self.heuristic_playouts:
-            five35_playout.rollout(st, rng.getrandbits(31), self.weights)
+            five35_playout.rollout(st, rng.getrandbits(31), self.weights, self.seat_weights)
             return
         apply = self.rules.apply
         cands = st.tables.cands
@@ -134,7 +139,8 @@ class Five35Game:
         """:meth:`rollout` from a seed (0..2**31-1): the heuristic playout then needs no
         ``random.Random``, whose seeding cost as much as half a compiled playout."""
         if self.heuristic_playouts:
-            five35_playout.rollout(st, seed, self.weights)
+            seats = self.seat_weights if self.seat_mix is None else five35_style.draw(seed, self.seat_mix)
+            five35_playout.rollout(st, seed, self.weights, seats)
         else:
             self.rollout(st, random.Random(seed))
 
@@ -145,12 +151,13 @@ class Five35Game:
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
              belief_pool: int = 0, belief_beta: float = five35_belief.BETA,
-             weights: five35_playout.Weights = five35_playout.MEDIUM) -> CinquilloGame | Five35Game:
+             weights: five35_playout.Weights = five35_playout.MEDIUM,
+             seat_weights: tuple[five35_playout.Weights, ...] | None = None) -> CinquilloGame | Five35Game:
     """The information set of the view's seat as a searchable game (``belief_pool``: see
     :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer` and
     :class:`engine.ai.five35_sample.Five35Determinizer`; ``belief_beta`` and the playouts'
-    ``weights``: 535 only)."""
+    ``weights``, or per seat ``seat_weights``: 535 only)."""
     info = info_from_view(view)
     if isinstance(info, CinquilloInfo):
         return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool)
-    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta, weights)
+    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta, weights, seat_weights)

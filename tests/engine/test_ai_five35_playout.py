@@ -186,3 +186,30 @@ def test_the_hard_playout_weights_are_not_the_medium_players():
     # set equal to medium's would silently undo that.
     fields = ("card", "low", "add", "brk", "e8near", "e8keep", "near", "danger", "lead", "pass_t")
     assert any(getattr(five35_playout.HARD, f) != getattr(five35_playout.MEDIUM, f) for f in fields)
+
+
+@settings(max_examples=30, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 60))
+def test_a_mixed_playout_plays_each_seats_own_policy(config, seed, steps):  # F-8
+    # The hard player models each seat with its own policy (engine.ai.five35_style): every move of
+    # the playout must be the choice of the policy of the seat that made it.
+    state = position(config, seed, steps)
+    game = _game(state, seed)
+    me = game.info.seat
+    start = game.sample(random.Random(seed))
+    mixed = start.clone()
+    seats = tuple(five35_playout.HARD if s == me else five35_playout.MEDIUM for s in range(start.players))
+    five35_playout.rollout(mixed, seed % 2**31, five35_playout.MEDIUM, seats)
+    replay = start.clone()
+    rules = engine.rules_for(replay)
+    x = seed % 2**31
+    movers = set()
+    for h in mixed.history[len(start.history):]:
+        x = (x * five35_playout._LCG_A + five35_playout._LCG_C) & five35_playout._MASK
+        w = five35_playout.HARD if replay.to_move == me else five35_playout.MEDIUM
+        assert h & 7 == replay.to_move
+        assert h >> 3 == five35_playout.choose(replay, five35_playout.rows_for(replay.tables, w), x, w)
+        movers.add(h & 7)
+        rules.apply(replay, h >> 3)
+    assert replay.rounds and replay.rounds == mixed.rounds
+    assert len(movers) > 1 or len(mixed.history) == len(start.history) + 1

@@ -1,0 +1,74 @@
+"""How each AI level leads and passes in 535: the figures behind engine.ai.five35_style.
+
+Plays ``--deals`` four-player single rounds with every seat at ``--level`` (``medium``, ``hard``,
+``pimc``: see bench/tournament.py) and counts the leads that put down more than one card and the
+passes on follows (all of them, and those where a play was legal).
+
+usage: python bench/five35_styles.py [--level pimc] [--deals 20] [--budget-ms 100] [--seed 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+import engine
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# bench/ is not a package and holds an engine.py of its own: load the tournament by its path
+_spec = importlib.util.spec_from_file_location("tournament", HERE / "tournament.py")
+assert _spec is not None and _spec.loader is not None
+tournament = importlib.util.module_from_spec(_spec)
+sys.modules["tournament"] = tournament
+_spec.loader.exec_module(tournament)
+
+
+def main() -> None:
+    """Play the rounds and print the counts and the shares."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--level", default="pimc")
+    ap.add_argument("--deals", type=int, default=20)
+    ap.add_argument("--budget-ms", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=11)
+    args = ap.parse_args()
+    job = tournament.Job("535", 4, args.level, args.level, 0, 0, args.seed, None, args.budget_ms, False)
+    c: collections.Counter[str] = collections.Counter()
+    for deal in range(args.deals):
+        table_seed = args.seed * 1_000_003 + deal
+        state = engine.new_game("535", players=4, seed=table_seed, target=1)
+        ply = 0
+        while (seat := engine.to_move(state)) is not None:
+            view = engine.view(state, seat)
+            move = tournament.decide(job, view, args.level, table_seed * 1000 + ply)
+            if state.pile == 0:  # a lead (the state is the benchmark's own: it may read it)
+                c["leads"] += 1
+                c["multi-card leads"] += move.startswith("play") and len(move.split()) > 2
+                c[f"leads of {len(move.split()) - 1}"] += 1
+            else:
+                c["follows"] += 1
+                c["passes"] += move == "pass"
+                c["adds"] += move.startswith("add")
+                if len(view["legal_moves"]) > 1:
+                    c["follows with a play legal"] += 1
+                    c["passes with a play legal"] += move == "pass"
+            state = engine.play(state, move)
+            ply += 1
+    print(f"535, 4 players, every seat {args.level}, {args.deals} rounds, budget {args.budget_ms} ms, "
+          f"seed {args.seed}")
+    for key, value in c.items():
+        print(f"  {key:<28} {value}")
+    print(f"  multi-card leads / leads      {c['multi-card leads'] / max(1, c['leads']):.3f}")
+    print(f"  passes / follows              {c['passes'] / max(1, c['follows']):.3f}")
+    print(f"  adds / follows not passed     {c['adds'] / max(1, c['follows'] - c['passes']):.3f}")
+    could = c["passes with a play legal"] / max(1, c["follows with a play legal"])
+    print(f"  passes / follows with a play  {could:.3f}")
+
+
+if __name__ == "__main__":
+    main()
