@@ -50,6 +50,9 @@ def main() -> None:
                 c["leads"] += 1
                 c["multi-card leads"] += move.startswith("play") and len(move.split()) > 2
                 c[f"leads of {len(move.split()) - 1}"] += 1
+                early = "early" if state.counts[seat] >= 10 else "late"
+                c[f"{early} leads"] += 1
+                c[f"{early} multi-card leads"] += move.startswith("play") and len(move.split()) > 2
             else:
                 c["follows"] += 1
                 c["passes"] += move == "pass"

@@ -109,7 +109,7 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
                 if timed and budget_ms is not None and clock else None)
     if isinstance(game, Five35Game):
         if STYLES_535:
-            game.seat_mix = five35_style.searcher_probabilities(game.base, game.info.seat)
+            game.seat_weights = five35_style.seat_weights(game.base, game.info.seat, PLAYOUT_535)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535)))
     root_moves = rules.legal(game.base)

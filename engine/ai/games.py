@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
-from engine.ai import five35_belief, five35_playout, five35_style, medium_cinquillo, medium_five35
+from engine.ai import five35_belief, five35_playout, medium_cinquillo, medium_five35
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
@@ -95,9 +95,6 @@ class Five35Game:
         self.rules: Five35Rules = _FIVE35
         self.weights = weights
         self.seat_weights = seat_weights
-        #: per seat, the probability that a playout models it with the tuned policy rather than
-        #: the medium player's (:func:`engine.ai.five35_style.draw`); None: ``seat_weights``
-        self.seat_mix: tuple[float, ...] | None = None
         self.info = info
         self.det = Five35Determinizer(view, info, rng, belief_pool, belief_beta)
         self.base = self.det.base
@@ -139,8 +136,7 @@ class Five35Game:
         """:meth:`rollout` from a seed (0..2**31-1): the heuristic playout then needs no
         ``random.Random``, whose seeding cost as much as half a compiled playout."""
         if self.heuristic_playouts:
-            seats = self.seat_weights if self.seat_mix is None else five35_style.draw(seed, self.seat_mix)
-            five35_playout.rollout(st, seed, self.weights, seats)
+            five35_playout.rollout(st, seed, self.weights, self.seat_weights)
         else:
             self.rollout(st, random.Random(seed))
 
