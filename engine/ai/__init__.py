@@ -13,10 +13,12 @@ choice comes from ``random.Random(seed)``, so a decision is reproducible.
 The hard player per game (measured in ``bench/tournament.py``, results in ``bench/results/``):
 
 * 535: determinized Monte Carlo over every legal move, each played out to the end of the round
-  with a policy of the medium player's form whose weights were tuned to win
-  (:mod:`.five35_playout`, :data:`PLAYOUT_535`, computed in one pass over precomputed rows; the
-  same search with the medium player's own playouts is the benchmark's plain PIMC player, which
-  hard beats) on shared deals (:mod:`.five35_pimc`), uniform deals, no pruning
+  with a policy of the medium player's form (:mod:`.five35_playout`, computed in one pass over
+  precomputed rows): for its own seat the weights tuned to win (:data:`PLAYOUT_535`), for each
+  other seat those or the medium player's, whichever that seat's leads this round make likelier
+  (:mod:`.five35_style`, :data:`STYLES_535`; the same search with the medium player's playouts
+  for every seat is the benchmark's plain PIMC player), on shared deals (:mod:`.five35_pimc`),
+  uniform deals, no pruning
   (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
   :mod:`.five35_belief`, measured worse, untempered and tempered, so :data:`BELIEF_POOL` is 0:
   ``bench/results/five35_experiments.txt``).
