@@ -2,7 +2,8 @@
 
 Plays ``--deals`` four-player single rounds with every seat at ``--level`` (``medium``, ``hard``,
 ``pimc``: see bench/tournament.py) and counts the leads that put down more than one card and the
-passes on follows (all of them, and those where a play was legal).
+passes on follows (all of them, and those where a play was legal), and the follow plays with no seat
+about to go out that the medium player could never have made (``engine.ai.five35_style.odd_for_medium``).
 
 usage: python bench/five35_styles.py [--level pimc] [--deals 20] [--budget-ms 100] [--seed 11]
 """
@@ -18,6 +19,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 import engine
+from engine.ai import five35_style, medium_five35
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -57,6 +59,11 @@ def main() -> None:
                 c["follows"] += 1
                 c["passes"] += move == "pass"
                 c["adds"] += move.startswith("add")
+                m = engine.rules_for(state).decode(state, move)
+                danger = any(n <= medium_five35.DANGER for i, n in enumerate(state.counts) if i != seat)
+                if move != "pass" and not danger and len(move.split()) - 1 != state.counts[seat]:
+                    c["follow plays, no danger"] += 1  # what engine.ai.five35_style counts
+                    c["odd for medium"] += five35_style.odd_for_medium(m, state.counts[seat], False)
                 if len(view["legal_moves"]) > 1:
                     c["follows with a play legal"] += 1
                     c["passes with a play legal"] += move == "pass"
@@ -71,6 +78,8 @@ def main() -> None:
     print(f"  adds / follows not passed     {c['adds'] / max(1, c['follows'] - c['passes']):.3f}")
     could = c["passes with a play legal"] / max(1, c["follows with a play legal"])
     print(f"  passes / follows with a play  {could:.3f}")
+    odd = c["odd for medium"] / max(1, c["follow plays, no danger"])
+    print(f"  odd for medium / follow plays {odd:.3f}  (no seat about to go out)")
 
 
 if __name__ == "__main__":

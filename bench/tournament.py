@@ -141,12 +141,13 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0`` (experiments): the hard player
-    with some of its per-game settings (``engine.ai``'s tables, the Cinquillo belief's BETA)
-    changed for this move."""
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay``
+    (experiments): the hard player with some of its per-game settings (``engine.ai``'s tables, the
+    Cinquillo belief's BETA, :mod:`engine.ai.five35_style`'s switches) changed for this move."""
     game = view["game"]
     saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
-             engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR)
+             engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR, five35_style.FOLLOWS,
+             five35_style.OWN_VS_SEARCHERS)
     try:
         for part in level.split("/")[1:]:
             key, value = part.split("=")
@@ -162,6 +163,10 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 engine.ai.STYLES_535 = value == "1"
             elif key == "prior":
                 five35_style.PRIOR = float(value)
+            elif key == "own":
+                five35_style.OWN_VS_SEARCHERS = WEIGHTS[value]
+            elif key == "follows":
+                five35_style.FOLLOWS = value == "1"
             elif key == "z":
                 engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
             else:
@@ -170,7 +175,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                            budget_ms=budget_ms, clock=clock)
     finally:
         (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
-         engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR) = saved
+         engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR, five35_style.FOLLOWS,
+             five35_style.OWN_VS_SEARCHERS) = saved
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:

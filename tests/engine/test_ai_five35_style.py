@@ -1,4 +1,5 @@
-"""engine.ai.five35_style: each other seat's way of playing, read from how it led this round."""
+"""engine.ai.five35_style: each other seat's way of playing, read from how it led and followed this
+round."""
 
 from __future__ import annotations
 
@@ -9,23 +10,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.ai import choose_move, five35_playout, five35_style
+from engine.ai import choose_move, five35_playout, five35_style, medium_five35
 from engine.ai.games import Five35Game, game_for
-from engine.five35.piles import NCARDS
+from engine.five35.cards import RANKS, pack_indices
+from engine.five35.piles import MOVES, NCARDS, NMOVES, PASS
 
 F535 = [c for c in CONFIGS if c[0] == "535"]
 
 
 @settings(max_examples=40, deadline=None)
 @given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 80))
-def test_the_leads_read_from_the_public_history_are_the_engines(config, seed, steps):  # F-7, F-9, F-10
-    # Reference: the engine's own state says when a trick is being led (no pile) and how many
-    # cards the leader holds; the replay of the history on the pile alone must find those leads.
+def test_the_evidence_read_from_the_public_history_is_the_engines(config, seed, steps):  # F-7..F-11
+    # Reference: the engine's own state says when a trick is being led (no pile), how many cards
+    # each seat holds and whether another seat is about to go out; the replay of the history on the
+    # pile alone must find the same leads and follows.
     game, players, options = config
     state = engine.new_game(game, players=players, seed=seed, **options)
     start = list(state.counts)
     rng = random.Random(seed)
-    expected = [[0, 0, 0, 0] for _ in range(players)]
+    expected = [[0, 0, 0, 0, 0, 0] for _ in range(players)]
     rounds = len(state.rounds)
     for _ in range(steps):
         seat = engine.to_move(state)
@@ -36,12 +39,66 @@ def test_the_leads_read_from_the_public_history_are_the_engines(config, seed, st
         nxt = engine.play(state, move)
         if nxt.over or len(nxt.rounds) != rounds:
             break  # the round's history starts again: stop inside one round
+        m = engine.rules_for(state).decode(state, move)
+        n = NCARDS[m]
         if state.pile == 0:
-            n = NCARDS[engine.rules_for(state).decode(state, move)]
             late = state.counts[seat] < start[seat] - five35_style.EARLY
             expected[seat][2 * late + (n > 1)] += 1
+        elif m != PASS:
+            danger = any(c <= medium_five35.DANGER for i, c in enumerate(state.counts) if i != seat)
+            if not danger and n != state.counts[seat]:
+                odd = five35_style.odd_for_medium(m, state.counts[seat], False)
+                expected[seat][4 + odd] += 1
         state = nxt
     assert five35_style.counts(state) == [tuple(e) for e in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(move=st.integers(1, NMOVES - 1), ranks=st.lists(st.integers(0, 12), min_size=1, max_size=13),
+       extra=st.integers(0, 10))
+def test_a_follow_called_odd_scores_below_the_medium_players_pass_threshold(move, ranks, extra):
+    # F-8: with no seat about to go out, the medium player passes unless its best follow scores 0
+    # or more; a move called odd must score below 0 whatever else the hand holds.
+    hand = pack_indices(sorted(list(MOVES[move][1]) + ranks))
+    size = len(MOVES[move][1]) + len(ranks) + extra
+    score = medium_five35.score_move(hand, size, move, False)
+    if five35_style.odd_for_medium(move, size, False):
+        assert score < 0
+    assert not five35_style.odd_for_medium(move, size, True)  # danger: medium plays whatever is best
+    assert not five35_style.odd_for_medium(move, NCARDS[move], False)  # going out: always its move
+
+
+def test_a_high_single_over_a_single_is_odd_and_a_low_one_fits():  # F-6, F-8
+    # The medium player overwrites a single only with a low card (its score is 1 - 0.15 x the
+    # rank's index: below 0 from the 9 up) and keeps its 8s until near the end.
+    def single(rank):
+        return next(m for m in range(1, NMOVES) if MOVES[m] == (1, (rank,)))
+
+    index = {r: i for i, r in enumerate(RANKS)}
+    assert five35_style.odd_for_medium(single(index[12]), 10, False)
+    assert five35_style.odd_for_medium(single(index[9]), 10, False)
+    assert not five35_style.odd_for_medium(single(index[7]), 10, False)
+    assert five35_style.odd_for_medium(single(index[8]), 10, False)  # an 8 kept while the hand is big
+    assert not five35_style.odd_for_medium(single(index[8]), 4, False)  # and played near the end
+
+
+def test_the_medium_player_never_makes_an_odd_follow():  # F-8
+    # By construction: the medium player's own follows (60 rounds of four-player self-play) are
+    # never read as a searcher's, and it makes many that count for medium.
+    totals = [0] * 6
+    for seed in range(60):
+        state = engine.new_game("535", players=4, seed=seed, target=1)
+        ply = 0
+        while (seat := engine.to_move(state)) is not None:
+            move = choose_move(engine.view(state, seat), level="medium", seed=seed * 1000 + ply)
+            nxt = engine.play(state, move)
+            if nxt.over or nxt.rounds:
+                break
+            state, ply = nxt, ply + 1
+        for c in five35_style.counts(state):
+            totals = [a + b for a, b in zip(totals, c, strict=True)]
+    assert totals[5] == 0
+    assert totals[4] > 300
 
 
 def test_single_leads_make_a_searcher_and_big_leads_the_medium_player():
@@ -51,6 +108,20 @@ def test_single_leads_make_a_searcher_and_big_leads_the_medium_player():
     assert odds(0, 1) < five35_style.PRIOR and odds(0, 0, 0, 1) < five35_style.PRIOR
     assert odds(0, 0, 1, 0) > 0  # one late single lead is enough to tip the balance
     assert odds(0, 1, 1, 0) < 0 < odds(1, 1)
+
+
+def test_an_odd_follow_makes_a_searcher_and_fitting_ones_the_medium_player():
+    odds = five35_style.searcher_log_odds
+    assert odds(0, 0, 0, 0, 0, 1) > 3  # a follow the medium player never makes
+    assert odds(0, 0, 0, 0, 1, 0) < five35_style.PRIOR  # one it could have made: likelier medium
+    assert odds(0, 0, 0, 0, 2, 1) > 0  # one odd follow outweighs two fitting ones
+    assert odds(1, 0, 0, 0, 3, 0) < 0  # three fitting follows outweigh an early single lead
+    saved = five35_style.FOLLOWS
+    try:
+        five35_style.FOLLOWS = False  # the benchmark's switch: leads alone
+        assert odds(0, 0, 0, 0, 0, 1) == five35_style.PRIOR
+    finally:
+        five35_style.FOLLOWS = saved
 
 
 def _view_after_leads(seed):
