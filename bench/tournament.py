@@ -58,12 +58,11 @@ import engine.ai
 from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout, five35_style
 from engine.ai.games import Five35Game, game_for
 
-#: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``); ``selfplay``:
-#: tuned by ``bench/five35_policy.py`` against three copies of the hard set (an experiment in
-#: ``bench/results/five35_experiments.txt``, not the engine's)
+#: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``, ``hard/own=hard``);
+#: ``selfplay``: tuned by ``bench/five35_policy.py`` against three copies of the hard set, the hard
+#: player's own playouts when most others play like searchers (``five35_playout.VS_SEARCHERS``)
 WEIGHTS = {"medium": five35_playout.MEDIUM, "hard": five35_playout.HARD,
-           "selfplay": five35_playout.Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
-                                              near=3, danger=8, lead=-2.25, pass_t=-0.5)}
+           "selfplay": five35_playout.VS_SEARCHERS}
 
 GAME_OPTIONS: dict[str, dict[str, Any]] = {
     "cinquillo": {"preset": "clasico"},
@@ -141,7 +140,7 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay``
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=none``
     (experiments): the hard player with some of its per-game settings (``engine.ai``'s tables, the
     Cinquillo belief's BETA, :mod:`engine.ai.five35_style`'s switches) changed for this move."""
     game = view["game"]
@@ -163,8 +162,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 engine.ai.STYLES_535 = value == "1"
             elif key == "prior":
                 five35_style.PRIOR = float(value)
-            elif key == "own":
-                five35_style.OWN_VS_SEARCHERS = WEIGHTS[value]
+            elif key == "own":  # own=none: the own seat always plays out with PLAYOUT_535
+                five35_style.OWN_VS_SEARCHERS = None if value == "none" else WEIGHTS[value]
             elif key == "follows":
                 five35_style.FOLLOWS = value == "1"
             elif key == "z":

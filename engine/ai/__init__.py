@@ -14,11 +14,12 @@ The hard player per game (measured in ``bench/tournament.py``, results in ``benc
 
 * 535: determinized Monte Carlo over every legal move, each played out to the end of the round
   with a policy of the medium player's form (:mod:`.five35_playout`, computed in one pass over
-  precomputed rows): for its own seat the weights tuned to win (:data:`PLAYOUT_535`), for each
-  other seat those or the medium player's, whichever that seat's leads this round make likelier
+  precomputed rows): for each other seat the weights tuned to win (:data:`PLAYOUT_535`) or the
+  medium player's, whichever that seat's leads and follows this round make likelier, and for its
+  own seat the tuned weights, or those tuned against searchers when most others read as searchers
   (:mod:`.five35_style`, :data:`STYLES_535`; the same search with the medium player's playouts
   for every seat is the benchmark's plain PIMC player), on shared deals (:mod:`.five35_pimc`),
-  uniform deals, no pruning
+  uniform deals, no pruning, as many as the time budget allows
   (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
   :mod:`.five35_belief`, measured worse, untempered and tempered, so :data:`BELIEF_POOL` is 0:
   ``bench/results/five35_experiments.txt``).
@@ -44,9 +45,10 @@ LEVELS = ("easy", "medium", "hard")
 #: per game, the hard player's iterations when neither ``iterations`` nor a time budget is given
 #: (535: an iteration is one deal on which every legal move is played out, so the first decisions
 #: of a round, with many moves, cost far more than the last; callers cap them with a time budget.
-#: 400, not 150, since the compiled playout got ~2x faster: the 100 ms budget is then what stops
-#: most decisions, and more deals per decision mean less noise between close moves)
-DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 400}
+#: 1000, not 400: with 400 the late decisions, with few moves, stopped at about 40 ms of a 100 ms
+#: budget, and letting them use it won 5.4 points [+0.8, +9.9] against three PIMC players, on the
+#: same 140 deals (bench/results/five35_experiments.txt); the budget now stops nearly every decision)
+DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 1000}
 #: per game, whether the hard player's playouts follow the medium player (else random moves)
 HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
