@@ -59,8 +59,9 @@ from engine.ai import choose_move, cinquillo_belief, five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
 
 #: the 535 playout weight sets a level may name (``pimc/w=hard``, ``hard/w=medium``, ``hard/own=hard``);
-#: ``selfplay``: tuned by ``bench/five35_policy.py`` against three copies of the hard set, the hard
-#: player's own playouts when most others play like searchers (``five35_playout.VS_SEARCHERS``)
+#: ``selfplay``: tuned by ``bench/five35_policy.py`` against three copies of the hard set
+#: (``five35_playout.VS_SEARCHERS``; ``hard/own=selfplay``: the hard player's own playouts when most
+#: others play like searchers, an experiment)
 WEIGHTS = {"medium": five35_playout.MEDIUM, "hard": five35_playout.HARD,
            "selfplay": five35_playout.VS_SEARCHERS}
 
@@ -140,7 +141,7 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=none``
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay``
     (experiments): the hard player with some of its per-game settings (``engine.ai``'s tables, the
     Cinquillo belief's BETA, :mod:`engine.ai.five35_style`'s switches) changed for this move."""
     game = view["game"]
@@ -162,7 +163,7 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 engine.ai.STYLES_535 = value == "1"
             elif key == "prior":
                 five35_style.PRIOR = float(value)
-            elif key == "own":  # own=none: the own seat always plays out with PLAYOUT_535
+            elif key == "own":  # own=selfplay: the own seat's set when most others search
                 five35_style.OWN_VS_SEARCHERS = None if value == "none" else WEIGHTS[value]
             elif key == "follows":
                 five35_style.FOLLOWS = value == "1"

@@ -16,10 +16,9 @@ The hard player per game (measured in ``bench/tournament.py``, results in ``benc
   with a policy of the medium player's form (:mod:`.five35_playout`, computed in one pass over
   precomputed rows): for each other seat the weights tuned to win (:data:`PLAYOUT_535`) or the
   medium player's, whichever that seat's leads and follows this round make likelier, and for its
-  own seat the tuned weights, or those tuned against searchers when most others read as searchers
-  (:mod:`.five35_style`, :data:`STYLES_535`; the same search with the medium player's playouts
-  for every seat is the benchmark's plain PIMC player), on shared deals (:mod:`.five35_pimc`),
-  uniform deals, no pruning, as many as the time budget allows
+  own seat the tuned weights (:mod:`.five35_style`, :data:`STYLES_535`; the same search with the
+  medium player's playouts for every seat is the benchmark's plain PIMC player), on shared deals
+  (:mod:`.five35_pimc`), uniform deals, no pruning, as many as the time budget allows
   (:data:`PRUNE_535`: pruning measured worse at 100 ms; deals weighted by the others' moves,
   :mod:`.five35_belief`, measured worse, untempered and tempered, so :data:`BELIEF_POOL` is 0:
   ``bench/results/five35_experiments.txt``).

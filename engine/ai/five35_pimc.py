@@ -5,10 +5,9 @@ uniformly random playouts (which a tree needs to stay unbiased) shed cards in a 
 does.  Here every root candidate is played out with a heuristic policy for every seat
 (:mod:`engine.ai.five35_playout`, about 0.03 ms a round with the compiled engine: the game's
 ``weights``, per seat: for the hard player its tuned set for itself, which leads single cards,
-adds to the pile on follows and passes only on the costliest ones (or the set tuned against
-searchers, when most others read as such), and for the others that or the medium player's, by
-their leads and follows (:mod:`engine.ai.five35_style`); the benchmark's plain PIMC player uses
-the medium player's for all), which is a far better model of how a round goes on (Long et
+adds to the pile on follows and passes only on the costliest ones, and for the others that or the
+medium player's, by their leads and follows (:mod:`engine.ai.five35_style`); the benchmark's plain
+PIMC player uses the medium player's for all), which is a far better model of how a round goes on (Long et
 al., "Understanding the success of perfect information Monte Carlo sampling in game tree search",
 AAAI 2010, on why this works in card games).
 

@@ -186,9 +186,10 @@ def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...
 HARD: Final[Weights] = Weights(card=1.5, low=0.15, add=3.0, brk=2.5, e8near=2.5, e8keep=0.0, near=3,
                                danger=9, lead=-2.25, pass_t=-0.5)
 
-#: the hard player's own playouts when most other seats play like searchers (engine.ai.five35_style):
 #: the same form tuned by bench/five35_policy.py against three copies of :data:`HARD` (it sheds more
 #: cards a move and breaks groups more readily); as a pure policy it wins 35.7% against three
-#: :data:`HARD` players and 51.1% against three medium ones (bench/results/five35_experiments.txt)
+#: :data:`HARD` players and 51.1% against three medium ones.  The hard player's own playouts when
+#: most others play like searchers, if ``engine.ai.five35_style.OWN_VS_SEARCHERS`` is set (an
+#: experiment, measured not better: bench/results/five35_experiments.txt)
 VS_SEARCHERS: Final[Weights] = Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
                                        near=3, danger=8, lead=-2.25, pass_t=-0.5)

@@ -32,7 +32,7 @@ import math
 from typing import Final
 
 from engine.ai import medium_five35
-from engine.ai.five35_playout import HARD, MEDIUM, VS_SEARCHERS, Weights
+from engine.ai.five35_playout import HARD, MEDIUM, Weights
 from engine.five35.cards import EIGHT
 from engine.five35.piles import ADD, MOVES, NCARDS, NMOVES, PASS
 from engine.five35.state import State
@@ -146,9 +146,11 @@ def searcher_log_odds(early_single: int, early_multi: int, late_single: int = 0,
     return odds
 
 
-#: the seat's own playout policy when most other seats read as searchers (None: ``own`` always; not
-#: Final, so that bench/tournament.py can vary it)
-OWN_VS_SEARCHERS: Weights | None = VS_SEARCHERS
+#: the seat's own playout policy when most other seats read as searchers (None: ``own`` always).
+#: An experiment, off: :data:`VS_SEARCHERS` there won +2.9 points [-1.7, +7.6] against three PIMC
+#: players with 400 deals a decision, but -3.6 [-8.6, +1.5] with the budget's worth of deals, on
+#: the same 140 deals (five35_experiments.txt).  Not Final, so that bench/tournament.py can set it.
+OWN_VS_SEARCHERS: Weights | None = None
 
 
 def seat_weights(st: State, seat: int, own: Weights = HARD) -> tuple[Weights, ...]:
@@ -156,9 +158,7 @@ def seat_weights(st: State, seat: int, own: Weights = HARD) -> tuple[Weights, ..
     policy or the medium player's, whichever its evidence makes likelier (the likelier one, not a
     draw in proportion: drawing the tuned policy for half the playouts of an unread seat won 15
     points less against medium players, five35_experiments.txt); for itself ``own``, or
-    :data:`OWN_VS_SEARCHERS` when most other seats read as searchers (its own later moves are then
-    best modelled by the policy tuned against such players: +2.9 points against three PIMC
-    players, five35_experiments.txt)."""
+    :data:`OWN_VS_SEARCHERS` if set, when most other seats read as searchers."""
     out: list[Weights] = []
     searchers = 0
     for s, c in enumerate(counts(st)):

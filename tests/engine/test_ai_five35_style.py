@@ -182,13 +182,17 @@ def test_the_hard_player_plays_out_with_the_models_its_leads_give():
     assert differs > 0  # the models change some playouts
 
 
-def test_the_own_seat_plays_out_with_the_set_tuned_against_searchers_when_most_others_search():
-    # Its own later moves are modelled by the policy tuned against searchers once most other seats
-    # read as searchers (here all, or none, by the prior: no move seen), else by its usual set.
+def test_the_own_seat_plays_out_with_the_set_tuned_against_searchers_only_when_asked():
+    # OWN_VS_SEARCHERS (off in the engine, the benchmark's ``own=selfplay``) models the seat's own
+    # later moves once most other seats read as searchers (here all, or none, by the prior: no
+    # move seen); off, the seat keeps its own set whatever the others are.
     state = engine.new_game("535", players=4, seed=8, target=1)
-    saved = five35_style.PRIOR
+    saved = five35_style.PRIOR, five35_style.OWN_VS_SEARCHERS
+    assert five35_style.OWN_VS_SEARCHERS is None
     try:
         five35_style.PRIOR = 1.0
+        assert five35_style.seat_weights(state, 2, five35_playout.HARD)[2] is five35_playout.HARD
+        five35_style.OWN_VS_SEARCHERS = five35_playout.VS_SEARCHERS
         models = five35_style.seat_weights(state, 2, five35_playout.HARD)
         assert models[2] is five35_playout.VS_SEARCHERS
         assert [m for i, m in enumerate(models) if i != 2] == [five35_playout.HARD] * 3
@@ -197,17 +201,4 @@ def test_the_own_seat_plays_out_with_the_set_tuned_against_searchers_when_most_o
         assert models[2] is five35_playout.HARD
         assert [m for i, m in enumerate(models) if i != 2] == [five35_playout.MEDIUM] * 3
     finally:
-        five35_style.PRIOR = saved
-
-
-def test_among_medium_players_the_own_seat_keeps_its_set():
-    # After 16 plies of medium play at most one seat of three reads as a searcher, which is not
-    # most: the own seat keeps its usual set.
-    _state, view = _view_after_leads(3)
-    game = game_for(view, random.Random(1), heuristic_playouts=True)
-    assert isinstance(game, Five35Game)
-    me = game.info.seat
-    models = five35_style.seat_weights(game.base, me, five35_playout.HARD)
-    others = [m for i, m in enumerate(models) if i != me]
-    assert others.count(five35_playout.HARD) < 2  # medium players read as such
-    assert models[me] is five35_playout.HARD
+        five35_style.PRIOR, five35_style.OWN_VS_SEARCHERS = saved
