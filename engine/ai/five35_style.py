@@ -13,7 +13,7 @@ PIMC at 100 ms):
 * **Follows.** With no seat about to go out, the medium player passes unless its best follow scores
   0 or more, and some follows score below 0 whatever the hand holds (a single of a 9 or higher over
   a single, an 8 while the hand is big: :func:`odd_for_medium`).  The medium player never makes
-  one; 69% of a searching player's follow plays are such (209 of 302), and 78 of 80 searching seats
+  one; 69% of a searching player's follow plays are such (209 of 303), and 78 of 80 searching seats
   made one in the round, most within their first few moves.  A follow the medium player could have
   made counts, more weakly, the other way.
 
@@ -147,9 +147,10 @@ def searcher_log_odds(early_single: int, early_multi: int, late_single: int = 0,
 
 
 #: the seat's own playout policy when most other seats read as searchers (None: ``own`` always).
-#: An experiment, off: :data:`VS_SEARCHERS` there won +2.9 points [-1.7, +7.6] against three PIMC
-#: players with 400 deals a decision, but -3.6 [-8.6, +1.5] with the budget's worth of deals, on
-#: the same 140 deals (five35_experiments.txt).  Not Final, so that bench/tournament.py can set it.
+#: An experiment, off: :data:`five35_playout.VS_SEARCHERS` there won +2.9 points [-1.7, +7.6]
+#: against three PIMC players with 400 deals a decision, but -3.6 [-8.6, +1.5] with the budget's
+#: worth of deals, on the same 140 deals (five35_experiments.txt).  Not Final, so that
+#: bench/tournament.py can set it.
 OWN_VS_SEARCHERS: Weights | None = None
 
 
