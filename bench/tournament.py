@@ -141,7 +141,7 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay``
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay/ms=200``
     (experiments): the hard player with some of its per-game settings (``engine.ai``'s tables, the
     Cinquillo belief's BETA, :mod:`engine.ai.five35_style`'s switches) changed for this move."""
     game = view["game"]
@@ -167,6 +167,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 five35_style.OWN_VS_SEARCHERS = None if value == "none" else WEIGHTS[value]
             elif key == "follows":
                 five35_style.FOLLOWS = value == "1"
+            elif key == "ms":  # ms=200: this player's CPU budget, not the job's (what speed buys)
+                budget_ms = int(value)
             elif key == "z":
                 engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
             else:
