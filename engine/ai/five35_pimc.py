@@ -133,7 +133,7 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
                 break
         done += 1
         deal = game.sample(rng)
-        playout_seed = rng.getrandbits(31)
+        playout_seed = rng.getrandbits(30)
         for m in alive:
             st = deal.clone()
             rules.apply(st, m)

@@ -91,6 +91,21 @@ def _used_mask(move: int) -> int:
 _ROWS: dict[tuple[int, int], tuple[Tables, Weights, list[list[Row]]]] = {}
 
 
+#: per table kind (id of the shared Tables), per pile id, the cards each row needs (the rows'
+#: second field, in the same order; the weights do not change them): bounded as :data:`_ROWS`
+_REQS: dict[int, tuple[Tables, list[list[int]]]] = {}
+
+
+def _reqs_for(tables: Tables) -> list[list[int]]:
+    """Per pile id, the packed cards each of its rows needs (see :data:`_REQS`)."""
+    hit = _REQS.get(id(tables))
+    if hit is not None and hit[0] is tables:
+        return hit[1]
+    reqs = [[r for _, r in cands] for cands in tables.cands]
+    _REQS[id(tables)] = (tables, reqs)
+    return reqs
+
+
 def rows_for(tables: Tables, w: Weights = MEDIUM) -> list[list[Row]]:
     """Per pile id, the rows of the moves that may be legal on it (see the module docstring), scored
     with ``w``."""
@@ -104,19 +119,29 @@ def rows_for(tables: Tables, w: Weights = MEDIUM) -> list[list[Row]]:
     return rows
 
 
-#: the playouts' tie-breaking generators (31-bit linear congruential, two different ones so that a
-#: decision's draws are not the next decision's seed): a ``random.Random`` per playout cost ~15 us
-#: to seed, half a compiled playout, and ties need no better randomness than this
-_MASK: Final = 0x7FFFFFFF
-_LCG_A: Final = 1103515245
+#: the playouts' tie-breaking generators (30-bit linear congruential, full period: a = 1 mod 4 and c
+#: odd; two different ones so that a decision's draws are not the next decision's seed): a
+#: ``random.Random`` per playout cost ~15 us to seed, half a compiled playout, and ties need no
+#: better randomness than this.  30 bits, not 31: the compiled code multiplies two ints natively
+#: only when both are below 2**30 (mypyc's overflow test), and the 31-bit generator's every step
+#: took the big-int path (a tenth of a playout's instructions, callgrind)
+_MASK: Final = 0x3FFFFFFF
+_LCG_A: Final = 29773421
 _LCG_C: Final = 12345
 _TIE_A: Final = 22695477
+#: below every move's score (a constant: ``float("-inf")`` parsed a string on every call)
+_NO_SCORE: Final = -1e300
 
 
 def choose(st: State, rows: list[list[Row]], tie: int, w: Weights = MEDIUM) -> int:
     """The policy's move for the seat to move in ``st`` (``rows``: :func:`rows_for` with the same
-    weights ``w``, by default the medium player's; ``tie``: a seed in 0..2**31-1 for breaking ties
+    weights ``w``, by default the medium player's; ``tie``: a seed in 0..2**30-1 for breaking ties
     uniformly at random)."""
+    return _choose(st, rows, _reqs_for(st.tables), tie, w)
+
+
+def _choose(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w: Weights) -> int:
+    """:func:`choose` with the table's :func:`_reqs_for` looked up once per playout."""
     seat = st.to_move
     hand = st.hands[seat] | GUARD
     size = st.counts[seat]
@@ -129,18 +154,30 @@ def choose(st: State, rows: list[list[Row]], tie: int, w: Weights = MEDIUM) -> i
     keep_eight = -w.e8keep
     near = w.near
     brk = w.brk
-    best, best_score, ties = PASS, float("-inf"), 0
-    for m, req, base, used, eight, n in rows[st.pile]:
-        d = hand - req
+    best, best_score, ties = PASS, _NO_SCORE, 0
+    pile_rows = rows[st.pile]
+    pile_reqs = reqs[st.pile]
+    for i in range(len(pile_reqs)):
+        # the cards first, from a list of ints: most rows are not legal, and unpacking a whole
+        # row (six boxed fields) for each was most of a playout's time (callgrind)
+        d = hand - pile_reqs[i]
         if d & GUARD != GUARD:
             continue  # the hand does not hold these cards
+        m, _req, base, used, eight, n = pile_rows[i]  # (not "_": mypyc boxes that one)
         if n == size:
             return m  # going out wins the round (F-12)
         broken = d & used
         if broken:
             # one break per rank with copies left: adding ``used`` carries every such field's
             # non-zero count into its guard bit, so the guard bits set count the broken ranks
-            score = base - brk * ((broken + used) & GUARD).bit_count()
+            # (counted by clearing the lowest set bit: ``int.bit_count`` is a boxed method call
+            # in the compiled code, and a move breaks at most a few ranks)
+            b = (broken + used) & GUARD
+            k = 0
+            while b:
+                b &= b - 1
+                k += 1
+            score = base - brk * k
         else:
             score = base
         if eight:
@@ -167,18 +204,19 @@ def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...
     player, :mod:`engine.ai.five35_style`); ties broken by a generator seeded with ``seed``: the
     same seed, the same playout."""
     rules = _RULES
+    reqs = _reqs_for(st.tables)
     x = seed & _MASK
     if seats is None:
         rows = rows_for(st.tables, w)
         while not st.over and not st.rounds:
             x = (x * _LCG_A + _LCG_C) & _MASK
-            rules.apply(st, choose(st, rows, x, w))
+            rules.apply(st, _choose(st, rows, reqs, x, w))
         return
     per_seat = [rows_for(st.tables, sw) for sw in seats]
     while not st.over and not st.rounds:
         x = (x * _LCG_A + _LCG_C) & _MASK
         seat = st.to_move
-        rules.apply(st, choose(st, per_seat[seat], x, seats[seat]))
+        rules.apply(st, _choose(st, per_seat[seat], reqs, x, seats[seat]))
 
 
 #: the hard player's playouts: the medium form with weights tuned by bench/five35_policy.py

@@ -120,7 +120,7 @@ class Five35Game:
         legal ones (read from the engine's per-pile candidate table, which is
         what ``legal`` does, without its memo: playout hands rarely repeat)."""
         if self.heuristic_playouts:
-            five35_playout.rollout(st, rng.getrandbits(31), self.weights, self.seat_weights)
+            five35_playout.rollout(st, rng.getrandbits(30), self.weights, self.seat_weights)
             return
         apply = self.rules.apply
         cands = st.tables.cands
@@ -133,7 +133,7 @@ class Five35Game:
             apply(st, moves[rng.randrange(len(moves))] if len(moves) > 1 else moves[0])
 
     def playout(self, st: Five35State, seed: int) -> None:
-        """:meth:`rollout` from a seed (0..2**31-1): the heuristic playout then needs no
+        """:meth:`rollout` from a seed (0..2**30-1): the heuristic playout then needs no
         ``random.Random``, whose seeding cost as much as half a compiled playout."""
         if self.heuristic_playouts:
             five35_playout.rollout(st, seed, self.weights, self.seat_weights)

@@ -65,11 +65,32 @@ class Five35Outcome:
 
     def rewards(self, st: Five35State) -> list[float]:
         """Per seat: the share of the match win if the round ends it, else the standing."""
-        new = [a + b for a, b in zip(self.scores, st.rounds[0]["points"], strict=True)]
-        lo, hi = min(new), max(new)
+        # index loops on typed lists, not zip/min/max: this runs once a playout, and the
+        # compiled code calls those builtins generically (a tenth of a playout, callgrind)
+        points: list[int] = st.rounds[0]["points"]
+        scores = self.scores
+        n = len(scores)
+        new = [0] * n
+        lo = hi = scores[0] + points[0]
+        for i in range(n):
+            v = scores[i] + points[i]
+            new[i] = v
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        out = [0.0] * n
         if hi >= self.target:
-            winners = [i for i, p in enumerate(new) if p == lo]
-            return [1.0 / len(winners) if p == lo else 0.0 for p in new]
+            winners = 0
+            for v in new:
+                if v == lo:
+                    winners += 1
+            for i in range(n):
+                if new[i] == lo:
+                    out[i] = 1.0 / winners
+            return out
         if hi == lo:
-            return [0.5] * len(new)
-        return [(hi - p) / (hi - lo) for p in new]
+            return [0.5] * n
+        for i in range(n):
+            out[i] = (hi - new[i]) / (hi - lo)
+        return out

@@ -111,11 +111,23 @@ class Five35Rules:
     def _end_round(self, s: State, seat: int) -> None:
         """F-12 (the seat went out), F-14 (is the match over?), F-13 (next deal)."""
         pts = s.options.points
-        gains = [0 if i == seat else D.points_of(h, pts) for i, h in enumerate(s.hands)]
-        s.scores = [a + b for a, b in zip(s.scores, gains, strict=True)]
+        # index loops, not zip/max: every search playout ends here, and the compiled code calls
+        # those builtins generically
+        n = s.players
+        gains = [0] * n
+        scores = s.scores[:]
+        for i in range(n):
+            if i != seat:
+                gains[i] = D.points_of(s.hands[i], pts)
+            scores[i] += gains[i]
+        top = scores[0]
+        for v in scores:
+            if v > top:
+                top = v
+        s.scores = scores
         s.rounds.append({"round": s.round_no + 1, "dealer": s.dealer, "went_out": seat,
                          "cards_left": s.counts[:], "points": gains, "scores": s.scores[:]})
-        if max(s.scores) >= s.options.target:
+        if top >= s.options.target:
             s.over = True
             s.pile = 0
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from ai_positions import CONFIGS, position
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -213,3 +214,31 @@ def test_a_mixed_playout_plays_each_seats_own_policy(config, seed, steps):  # F-
         rules.apply(replay, h >> 3)
     assert replay.rounds and replay.rounds == mixed.rounds
     assert len(movers) > 1 or len(mixed.history) == len(start.history) + 1
+
+
+def _reference_rewards(scores, target, points):
+    """engine.ai.outcome's rule for 535, written out plainly: the match win shared among the
+    lowest if the round ends the match (F-14), else the standing, 1 lowest and 0 highest."""
+    new = [a + b for a, b in zip(scores, points, strict=True)]
+    if max(new) >= target:
+        winners = [i for i, p in enumerate(new) if p == min(new)]
+        return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(new))]
+    if max(new) == min(new):
+        return [0.5] * len(new)
+    return [(max(new) - p) / (max(new) - min(new)) for p in new]
+
+
+@settings(max_examples=40, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 200),
+       target=st.sampled_from([None, 1, 5, 60]))
+def test_a_searched_round_is_scored_by_the_match_it_decides(config, seed, steps, target):  # F-14
+    game_name, players, options = config
+    if target is not None:
+        config = (game_name, players, {**options, "target": target})
+    state = position(config, seed, steps)
+    view = engine.view(state, engine.to_move(state))
+    game = game_for(view, random.Random(seed), heuristic_playouts=True)
+    st_ = game.sample(random.Random(seed))
+    five35_playout.rollout(st_, seed % 2**30)
+    want = _reference_rewards(view["scores"], view["options"]["target"], st_.rounds[0]["points"])
+    assert game.rewards(st_) == pytest.approx(want)

@@ -41,3 +41,34 @@ def test_samples_satisfy_the_constraints(config, seed, steps):
         assert st_.played == state.played
         rules = engine.rules_for(st_)
         assert rules.legal(st_) == rules.legal(state)
+
+
+def test_every_unseen_card_is_equally_likely_in_every_hidden_seat():
+    """The sampler's own shuffle is uniform: each unseen card lands in a hidden hand in proportion
+    to that hand's size, and in the out-of-play pile in proportion to its size (a biased shuffle,
+    e.g. one that never leaves a card in place, skews the first or the last cards of the pool)."""
+    state = engine.new_game("535", players=4, seed=3, target=1)
+    seat = engine.to_move(state)
+    info = info_from_view(engine.view(state, seat))
+    assert isinstance(info, Five35Info)
+    sampler = Five35Sampler(info)
+    draws = 6000
+    others = [s for s in range(4) if s != seat]
+    # how often the pool's first and last cards (by rank: the lowest and the highest unseen rank)
+    # go to each hidden seat
+    low, high = min(sampler.pool), max(sampler.pool)
+    seen = {(r, s): 0 for r in (low, high) for s in others}
+    rng = random.Random(11)
+    for _ in range(draws):
+        hands = sampler.hands(rng)
+        for r in (low, high):
+            for s in others:
+                seen[(r, s)] += D.counts(hands[s])[D.RANK_INDEX[r]]
+    total = len(sampler.pool)
+    for r in (low, high):
+        copies = sampler.pool.count(r)
+        for s in others:
+            p = info.sizes[s] / total
+            expected = draws * copies * p
+            sd = (draws * copies * p * (1 - p)) ** 0.5
+            assert abs(seen[(r, s)] - expected) < 5 * sd, (r, s, seen[(r, s)], expected)
