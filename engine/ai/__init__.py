@@ -44,10 +44,11 @@ LEVELS = ("easy", "medium", "hard")
 #: per game, the hard player's iterations when neither ``iterations`` nor a time budget is given
 #: (535: an iteration is one deal on which every legal move is played out, so the first decisions
 #: of a round, with many moves, cost far more than the last; callers cap them with a time budget.
-#: 1000, not 400: with 400 the late decisions, with few moves, stopped at about 40 ms of a 100 ms
-#: budget, and letting them use it won 5.4 points [+0.8, +9.9] against three PIMC players, on the
-#: same 140 deals (bench/results/five35_experiments.txt); the budget now stops nearly every decision)
-DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 1000}
+#: with 400 the late decisions, with few moves, stopped at about 40 ms of a 100 ms budget, and
+#: letting them use it won 5.4 points [+0.8, +9.9] against three PIMC players, on the same 140 deals
+#: (bench/results/five35_experiments.txt); 5000, not 1000, since the playouts became about 1.8x
+#: faster, so that the budget, not the cap, still stops nearly every decision)
+DEFAULT_ITERATIONS = {"cinquillo": 300, "535": 5000}
 #: per game, whether the hard player's playouts follow the medium player (else random moves)
 HEURISTIC_PLAYOUTS = {"cinquillo": True, "535": True}
 #: per game, how many deals are drawn and weighted by the others' moves (0: uniform deals; see
