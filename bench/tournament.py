@@ -141,13 +141,13 @@ def decide(job: Job, view: dict[str, Any], level: str, seed: int) -> str:
 
 def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                   budget_ms: int | None, clock: Any) -> str:
-    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay/ms=200``
+    """``hard/iters=1000/pool=300/beta=2/z=1.5/w=medium/style=0/prior=-0.1/follows=0/own=selfplay/ms=200/halve=1``
     (experiments): the hard player with some of its per-game settings (``engine.ai``'s tables, the
     Cinquillo belief's BETA, :mod:`engine.ai.five35_style`'s switches) changed for this move."""
     game = view["game"]
     saved = (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
              engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR, five35_style.FOLLOWS,
-             five35_style.OWN_VS_SEARCHERS)
+             five35_style.OWN_VS_SEARCHERS, engine.ai.HALVING_535)
     try:
         for part in level.split("/")[1:]:
             key, value = part.split("=")
@@ -169,6 +169,8 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
                 five35_style.FOLLOWS = value == "1"
             elif key == "ms":  # ms=200: this player's CPU budget, not the job's (what speed buys)
                 budget_ms = int(value)
+            elif key == "halve":  # halve=1: sequential halving of the 535 moves
+                engine.ai.HALVING_535 = value == "1"
             elif key == "z":
                 engine.ai.OVERRULE_Z[game] = None if value == "none" else float(value)
             else:
@@ -178,7 +180,7 @@ def _hard_variant(view: dict[str, Any], level: str, seed: int, iterations: int,
     finally:
         (engine.ai.BELIEF_POOL[game], engine.ai.OVERRULE_Z[game], cinquillo_belief.BETA,
          engine.ai.PLAYOUT_535, engine.ai.STYLES_535, five35_style.PRIOR, five35_style.FOLLOWS,
-             five35_style.OWN_VS_SEARCHERS) = saved
+         five35_style.OWN_VS_SEARCHERS, engine.ai.HALVING_535) = saved
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:

@@ -60,6 +60,9 @@ BELIEF_POOL = {"cinquillo": 200, "535": 0}
 #: off: over 100 duplicate deals at 100 ms, pruning at z=3 lost 3.0 points [-0.5, +6.5] against
 #: comparing every move to the end (bench/results/five35_experiments.txt)
 PRUNE_535 = False
+#: 535: whether the search spends its budget by sequential halving (equal shares of the budget, the
+#: worse half of the moves dropped at the end of each; five35_pimc.evaluate)
+HALVING_535 = False
 #: per game, how sure the search must be (standard errors) to overrule the medium player's move;
 #: None: always play the search's most visited move
 OVERRULE_Z: dict[str, float | None] = {"cinquillo": 1.5, "535": None}
@@ -115,7 +118,8 @@ def choose_move(view: dict[str, Any], *, level: str, seed: int, budget_ms: int |
         if STYLES_535:
             game.seat_weights = five35_style.seat_weights(game.base, game.info.seat, PLAYOUT_535)
         return str(rules.encode(game.base, five35_pimc.choose(
-            game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535)))
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock, prune=PRUNE_535,
+            halving=HALVING_535)))
     root_moves = rules.legal(game.base)
     z = OVERRULE_Z[view["game"]]
     default = game.medium(rng) if z is not None else -1

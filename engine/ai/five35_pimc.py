@@ -3,7 +3,7 @@
 Why not a tree search: the rounds a search plays out are only as good as their playouts, and
 uniformly random playouts (which a tree needs to stay unbiased) shed cards in a way no player
 does.  Here every root candidate is played out with a heuristic policy for every seat
-(:mod:`engine.ai.five35_playout`, about 0.03 ms a round with the compiled engine: the game's
+(:mod:`engine.ai.five35_playout`, about 16 us a whole round with the compiled engine: the game's
 ``weights``, per seat: for the hard player its tuned set for itself, which leads single cards,
 adds to the pile on follows and passes only on the costliest ones, and for the others that or the
 medium player's, by their leads and follows (:mod:`engine.ai.five35_style`); the benchmark's plain
@@ -107,12 +107,13 @@ def _trails(a: list[float], b: list[float], z: float) -> bool:
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
              prune: bool = True, prune_z: float = PRUNE_Z,
-             prune_after: int = PRUNE_AFTER) -> dict[int, tuple[int, float]]:
+             prune_after: int = PRUNE_AFTER, halving: bool = False) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
     first; a deal is not started when the last one's cost would overrun the budget, so a decision
-    stays within it); with ``prune`` the clearly worse moves stop being played (see the module
-    docstring)."""
+    stays within it); with ``prune`` the clearly worse moves stop being played, with ``halving``
+    the worse half at the end of each of :func:`halving_rounds` equal shares of the budget (see
+    the module docstring)."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
@@ -123,6 +124,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     deadline = now + budget_s if clock is not None and budget_s is not None else None
     cost = 0.0  # the last deal's time: the next one costs about as much (or less, after pruning)
     done = 0
+    rounds = halving_rounds(len(moves)) if halving else 1
+    start, round_no, round_deals = now, 0, 0
     while len(alive) > 1:
         if iterations is not None and done >= iterations:
             break
@@ -131,7 +134,16 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             cost, now = t - now, t
             if now + cost >= deadline:
                 break
+        if round_no < rounds - 1 and round_deals and (
+                now >= start + (deadline - start) * (round_no + 1) / rounds if deadline is not None
+                else iterations is not None and round_deals >= iterations // rounds):
+            # the end of a share of the budget: keep the better half (on a tie, the heuristic's
+            # order); the survivors have all been played on the same deals
+            alive.sort(key=lambda m: -tallies[m].mean())
+            alive = alive[:(len(alive) + 1) // 2]
+            round_no, round_deals = round_no + 1, 0
         done += 1
+        round_deals += 1
         deal = game.sample(rng)
         playout_seed = rng.getrandbits(30)
         for m in alive:
@@ -146,12 +158,22 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     return {m: (len(t.rewards), sum(t.rewards)) for m, t in tallies.items()}
 
 
+def halving_rounds(k: int) -> int:
+    """The shares of the budget sequential halving splits a decision among ``k`` moves into: one
+    per halving until two moves are left, and the last share for those two."""
+    rounds = 1
+    while k > 2:
+        k = (k + 1) // 2
+        rounds += 1
+    return rounds
+
+
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
            clock: Callable[[], float] | None, top_k: int = TOP_K, prune: bool = True,
-           prune_z: float = PRUNE_Z, prune_after: int = PRUNE_AFTER) -> int:
+           prune_z: float = PRUNE_Z, prune_after: int = PRUNE_AFTER, halving: bool = False) -> int:
     """The hard player's move (an int of the fast path) for the seat to move in ``game``
-    (``top_k``, ``prune``, ``prune_z``, ``prune_after``: see the module constants; the benchmark
-    varies them)."""
+    (``top_k``, ``prune``, ``prune_z``, ``prune_after``, ``halving``: see the module constants and
+    :func:`evaluate`; the benchmark varies them)."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -160,7 +182,7 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     if len(moves) == 1:
         return moves[0]
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     prune=prune, prune_z=prune_z, prune_after=prune_after)
+                     prune=prune, prune_z=prune_z, prune_after=prune_after, halving=halving)
     # the best mean among the moves played out the longest (the survivors); ties: heuristic order
     most = max(n for n, _ in stats.values())
     best, best_mean = moves[0], -1.0

@@ -96,3 +96,48 @@ def test_a_clock_budget_stops_the_search():
     stats = five35_pimc.evaluate(game, moves, random.Random(2), iterations=None, budget_s=0.02,
                                  clock=lambda: next(ticks) / 1000, prune=False)
     assert max(n for n, _ in stats.values()) <= 21
+
+
+def test_halving_rounds_leave_two_moves_for_the_last_share():
+    ks = (1, 2, 3, 4, 5, 8, 9, 16, 17)
+    assert [five35_pimc.halving_rounds(k) for k in ks] == [1, 1, 2, 2, 3, 3, 4, 4, 5]
+
+
+def _lead_with_many_moves():
+    state = position(F535[2], 11, 0)  # seat to lead a full hand: many plays
+    game = _game(state)
+    moves = five35_pimc.candidates(game, game.rules.legal(game.base), 0)
+    assert len(moves) >= 5
+    return game, moves
+
+
+def test_sequential_halving_keeps_the_better_half_on_the_same_deals():
+    game, moves = _lead_with_many_moves()
+    rounds = five35_pimc.halving_rounds(len(moves))
+    share = 20
+    stats = five35_pimc.evaluate(game, moves, random.Random(3), iterations=share * rounds,
+                                 prune=False, halving=True)
+    counts = sorted(n for n, _ in stats.values())
+    assert max(counts) == share * rounds  # the last two were played on every deal
+    assert counts.count(share * rounds) == 2
+    alive = len(moves)
+    for r in range(rounds):  # each share's end leaves ceil(half) of the moves
+        assert sum(1 for c in counts if c > share * r) == alive
+        alive = (alive + 1) // 2
+    # the survivors were the better half on the deals they shared: the two played longest have
+    # means no lower than every move dropped at the first halving, on those first deals
+    flat = five35_pimc.evaluate(game, moves, random.Random(3), iterations=share, prune=False)
+    first_dropped = [m for m, (n, _) in stats.items() if n == share]
+    kept = [m for m, (n, _) in stats.items() if n > share]
+    assert min(flat[m][1] for m in kept) >= max(flat[m][1] for m in first_dropped)
+
+
+def test_sequential_halving_splits_a_clock_budget_into_equal_shares():
+    game, moves = _lead_with_many_moves()
+    rounds = five35_pimc.halving_rounds(len(moves))
+    ticks = iter(range(10**6))  # one tick a clock read: a deal costs one tick
+    stats = five35_pimc.evaluate(game, moves, random.Random(2), iterations=None, budget_s=0.06 * rounds,
+                                 clock=lambda: next(ticks) / 1000, prune=False, halving=True)
+    counts = sorted({n for n, _ in stats.values()})
+    assert len(counts) == rounds  # one deal count per share of the budget
+    assert counts[-1] <= 60 * rounds + 1
