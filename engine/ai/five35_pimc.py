@@ -26,6 +26,9 @@ How the budget is spent:
   a candidate whose paired mean difference to the leader is below zero by :data:`PRUNE_Z`
   standard errors (after :data:`PRUNE_AFTER` deals) is dropped, so the budget goes to the moves
   still in doubt.
+* **Sequential halving** (optional, ``halving``; off, ``engine.ai.HALVING_535``): the budget in
+  :func:`halving_rounds` equal shares, the worse half of the moves dropped after each, so the last
+  two get most of the deals.  Not yet measured to a result (bench/results/five35_experiments.txt).
 * **Budget**: a deal is not started when the last one's cost would overrun the time budget, so
   a decision stays within it (CPU p99 per decision in bench/results/tournament.txt).
 
