@@ -28,7 +28,8 @@ How the budget is spent:
   still in doubt.
 * **Sequential halving** (optional, ``halving``; off, ``engine.ai.HALVING_535``): the budget in
   :func:`halving_rounds` equal shares, the worse half of the moves dropped after each, so the last
-  two get most of the deals.  Not yet measured to a result (bench/results/five35_experiments.txt).
+  two get most of the deals.  It gained nothing against PIMC players (-0.4 points [-3.0, +2.2],
+  bench/results/five35_experiments.txt, seventh round).
 * **Budget**: a deal is not started when the last one's cost would overrun the time budget, so
   a decision stays within it (CPU p99 per decision in bench/results/tournament.txt).
 
