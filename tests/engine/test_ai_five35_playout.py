@@ -41,7 +41,7 @@ def test_the_fast_policy_makes_the_medium_players_choice(config, seed, steps):  
     state = position(config, seed, steps)
     base = _game(state, seed).base
     legal = engine.rules_for(base).legal(base)
-    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), seed % 2**31)
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables), seed % 2**30)
     slow = medium_five35.choose(base, legal, random.Random(seed))
     assert fast in legal
     # Both pass, or both play a card of the same medium score (ties may be broken differently).
@@ -70,7 +70,7 @@ def test_a_playout_ends_the_round_with_legal_moves(config, seed, steps):  # F-12
     game = _game(state, seed)
     st_ = game.sample(random.Random(seed))
     before = len(st_.history)
-    five35_playout.rollout(st_, seed % 2**31)
+    five35_playout.rollout(st_, seed % 2**30)
     assert st_.rounds and st_.rounds[0]["cards_left"].count(0) == 1  # one seat went out
     assert len(st_.history) > before
     assert 0.0 <= game.rewards(st_)[game.base.to_move] <= 1.0
@@ -163,7 +163,7 @@ def test_the_hard_playout_weights_choose_the_best_scored_move(config, seed, step
     base = _game(state, seed).base
     legal = engine.rules_for(base).legal(base)
     w = five35_playout.HARD
-    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**31, w)
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**30, w)
     assert fast in legal
     plays = [m for m in legal if m != PASS]
     if not plays:
@@ -200,10 +200,10 @@ def test_a_mixed_playout_plays_each_seats_own_policy(config, seed, steps):  # F-
     start = game.sample(random.Random(seed))
     mixed = start.clone()
     seats = tuple(five35_playout.HARD if s == me else five35_playout.MEDIUM for s in range(start.players))
-    five35_playout.rollout(mixed, seed % 2**31, five35_playout.MEDIUM, seats)
+    five35_playout.rollout(mixed, seed % 2**30, five35_playout.MEDIUM, seats)
     replay = start.clone()
     rules = engine.rules_for(replay)
-    x = seed % 2**31
+    x = seed % 2**30
     movers = set()
     for h in mixed.history[len(start.history):]:
         x = (x * five35_playout._LCG_A + five35_playout._LCG_C) & five35_playout._MASK
