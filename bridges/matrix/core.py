@@ -91,6 +91,12 @@ class Bridge:
                 action["message"] = offered_on  # the message whose choice this is: a board redraws it
             await self.cinq.post(action, event_id)
             return
+        if number and self.state.ever_offered(room):
+            # The choices were withdrawn (the turn moved on): the number answers an earlier turn, and
+            # cinq would read it as chat text ("that is not a command").
+            line = render.text(locale or self.locale, "stale_choice")
+            await self._send(room, render.notice(line), f"refuse-{event_id}", "send")
+            return
         await self.cinq.post({"type": "message", **base, "text": body[:4096]}, event_id)
 
     async def on_invite(self, room: str, inviter: str, is_direct: bool) -> None:

@@ -90,6 +90,11 @@ class State:
             return [], None, None
         return json.loads(row[0]), str(row[1]), None if row[2] is None else str(row[2])
 
+    def ever_offered(self, room: str) -> bool:
+        """Whether the bridge posted choices in ``room`` lately (a day): a number typed there when none
+        are pending answers a withdrawn choice, not a chat line."""
+        return self.db.execute("SELECT 1 FROM offered WHERE room = ? LIMIT 1", (room,)).fetchone() is not None
+
     def offered(self, room: str, event: str) -> bool:
         """Whether ``event`` is a message the bridge posted in ``room`` with choices (a board)."""
         row = self.db.execute("SELECT 1 FROM offered WHERE room = ? AND event = ?", (room, event)).fetchone()

@@ -111,11 +111,27 @@ async def test_a_number_out_of_range_is_refused_in_the_rooms_language_and_sends_
     assert c.events == {}
 
 
-async def test_a_table_without_choices_withdraws_them(world):
-    b, _, c = world
-    await b.on_callback(msg(1, to=HAND, kind="hand", buttons=[("a", "t1")]))
-    await b.on_callback(msg(2, to=HAND, kind="hand"))  # another's turn now
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        ("en", "That choice is from an earlier turn: it no longer counts. See the latest message's choices."),
+        ("es", "Esa opción era de un turno anterior: ya no vale. Mira las opciones del último mensaje."),
+    ],
+)
+async def test_a_number_for_a_withdrawn_choice_is_answered_as_an_earlier_turns(world, locale, line):
+    # Issue 34 (13): the number used to reach cinq as chat text, answered "that is not a command".
+    b, m, c = world
+    await b.on_callback(msg(1, to=HAND, kind="hand", locale=locale, buttons=[("a", "t1")]))
+    await b.on_callback(msg(2, to=HAND, kind="hand", locale=locale))  # another's turn now
     await b.on_text("!dm-@ana:hs", "@ana:hs", "Ana", "1", "$ev1")
+    assert m.sent[-1] == ("!dm-@ana:hs", {"msgtype": "m.notice", "body": line})
+    assert c.events == {}
+
+
+async def test_a_number_in_a_room_never_offered_choices_is_chat_text(world):
+    b, _, c = world
+    await b.on_callback(msg(1, text="Ana takes seat 1"))  # a table message: no choices, ever
+    await b.on_text("!group", "@ana:hs", "Ana", "1", "$ev1")
     assert c.events["$ev1"]["type"] == "message" and c.events["$ev1"]["text"] == "1"
 
 
