@@ -158,17 +158,23 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             metrics.feeds.dec()
 
     async def _feed(request: web.Request, v: Viewer, position: str, msgs: list[Any]) -> web.StreamResponse:
-        async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
-            first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
-                     "messages": [page_message(m, v.person, v.locale) for m in msgs]}
-            # The state is what was shown at outbox entry ``position``: its id, so that a page that
-            # reconnects before any message came resumes from there (and misses nothing).
-            await resp.send(json.dumps(first), event="state", id=position)
-            async for mid, msg in watch.follow(v.table, v.person, position):
-                # page_message puts the lines into words itself: no msg.rendered(), whose text
-                # drawing of the view (a millisecond per message and viewer) the page never shows.
-                await resp.send(json.dumps(page_message(msg, v.person, v.locale)), event="message", id=mid)
-        return resp
+        resp = None
+        try:
+            async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
+                first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
+                         "messages": [page_message(m, v.person, v.locale) for m in msgs]}
+                # The state is what was shown at outbox entry ``position``: its id, so that a page that
+                # reconnects before any message came resumes from there (and misses nothing).
+                await resp.send(json.dumps(first), event="state", id=position)
+                async for mid, msg in watch.follow(v.table, v.person, position):
+                    # page_message puts the lines into words itself: no msg.rendered(), whose text
+                    # drawing of the view (a millisecond per message and viewer) the page never shows.
+                    await resp.send(json.dumps(page_message(msg, v.person, v.locale)), event="message", id=mid)
+        except ConnectionResetError:
+            # The page went away (a tab closed, a phone asleep): its feed ends here, quietly; the
+            # browser's reconnect, if it comes back, resumes from its Last-Event-ID.
+            pass
+        return resp if resp is not None else web.StreamResponse()
 
     async def move(request: web.Request) -> web.Response:
         v = await viewer(request)
