@@ -142,7 +142,12 @@ async def settings_handler(cq: CallbackQuery, callback_data: Cfg, gateway: Gatew
         return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
     shown = Content.of_message(getattr(cq.message, "text", None), getattr(cq.message, "reply_markup", None))
     latest = sender.latest_edit(room.chat, cq.message.message_id) or shown
-    state = callback_data if op == "show" else (menu.state_of(latest) or callback_data)
+    current = menu.state_of(latest)
+    if current is None:
+        # The keyboard is gone (its table was created): a late or repeated tap on a stale copy would
+        # create a second table and re-send the identical edit (Bot API 400 "message is not modified").
+        return cq.answer(translate(locale, "tg.alert.closed"), show_alert=True)
+    state = callback_data if op == "show" else current
     if callback_data.game != state.game or callback_data.where != state.where:
         state = callback_data  # another game's keyboard: the button's own state
     if op == "go":

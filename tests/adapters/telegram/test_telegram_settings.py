@@ -168,3 +168,24 @@ def test_every_button_of_every_reachable_keyboard_leads_to_a_match_the_engine_st
             todo += [apply(cfg, op, 60).model_copy(update={"op": "show"})
                      for op in ops if op not in ("go", "s")]
         assert len(seen) > (100 if game == "c" else 10)
+
+
+async def test_a_late_tap_on_a_used_keyboard_is_answered_closed_and_edits_nothing(fake_redis):
+    # Issue 34 (bug 5): a second Play (a double tap, a stale copy of the keyboard) ended the match
+    # just created, opened another and re-sent the identical edit: Bot API 400 "message is not modified".
+    async with World(fake_redis) as w:
+        menu = await _open(w, "Cinquillo")
+        pick = next(b["callback_data"] for b in menu.buttons() if Cfg.unpack(b["callback_data"]).op == "n")
+        go = _op(menu, "go")
+        assert not (await w.press(ANA, menu, go)).get("show_alert")
+        await w.quiet()
+        room = Room(platform="telegram", chat=str(ANA.id), kind="private")
+        table = await w.tg.gateway.table_of(room)
+        calls = len(w.fake.calls)
+        for data in (go, pick):
+            answer = await w.press(ANA, menu, data)  # the keyboard as it was before Play
+            await w.quiet()
+            assert answer.get("show_alert") and answer["text"] == translate("es", "tg.alert.closed")
+        assert await w.tg.gateway.table_of(room) == table  # the same match goes on
+        assert all(c.ok for c in w.fake.calls), [(c.method, c.params) for c in w.fake.calls if not c.ok]
+        assert not [c for c in w.fake.calls[calls:] if c.method == "editMessageText"]
