@@ -169,7 +169,8 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
                 async for mid, msg in watch.follow(v.table, v.person, position):
                     # page_message puts the lines into words itself: no msg.rendered(), whose text
                     # drawing of the view (a millisecond per message and viewer) the page never shows.
-                    await resp.send(json.dumps(page_message(msg, v.person, v.locale)), event="message", id=mid)
+                    body = json.dumps(page_message(msg, v.person, v.locale))
+                    await resp.send(body, event="message", id=mid)
         except ConnectionResetError:
             # The page went away (a tab closed, a phone asleep): its feed ends here, quietly; the
             # browser's reconnect, if it comes back, resumes from its Last-Event-ID.

@@ -27,12 +27,14 @@ TEXTS = {
     "es": {
         "hint": "Responde con el número de tu elección.",
         "no_choice": "No hay ninguna opción {n}: responde con un número del 1 al {k}.",
-        "stale_choice": "Esa opción era de un turno anterior: ya no vale. Mira las opciones del último mensaje.",
+        "stale_choice": "Esa opción era de un turno anterior: ya no vale. "
+        "Mira las opciones del último mensaje.",
     },
     "en": {
         "hint": "Answer with the number of your choice.",
         "no_choice": "There is no option {n}: answer with a number from 1 to {k}.",
-        "stale_choice": "That choice is from an earlier turn: it no longer counts. See the latest message's choices.",
+        "stale_choice": "That choice is from an earlier turn: it no longer counts. "
+        "See the latest message's choices.",
     },
 }
 

@@ -8,8 +8,6 @@ import asyncio
 import logging
 import time
 
-import aiohttp
-
 from service.domain.identities import Player, Room
 from service.domain.weblinks import issue_link
 from tests.adapters.web.support import Stack
@@ -25,7 +23,8 @@ async def test_a_feed_whose_page_closed_ends_without_an_error_logged(caplog):
         assert s.web.port is not None
         # A raw socket, as a browser's: the request, the first event, then the tab closes.
         reader, writer = await asyncio.open_connection("127.0.0.1", s.web.port)
-        writer.write(f"GET /api/events?k={k} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        request = f"GET /api/events?k={k} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"
+        writer.write(request.encode())
         await writer.drain()
         assert b"event: state" in await reader.readuntil(b"event: state")
         writer.transport.abort()  # a reset, as a killed tab's
