@@ -32,8 +32,8 @@ import redis.asyncio as aioredis
 import engine
 from service.domain.identities import Player, Room
 from service.domain.tables.state import RUNNING
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.write import bots
 from service.write.gateway import Gateway
 from service.write.worker import Worker

@@ -10,7 +10,7 @@ the service's alone, then:
    every person's command with an adapter command id as a chat adapter sends it.  Prints
    ``used_memory`` growth per table, and ``MEMORY USAGE`` per table split by what holds it: the table's
    own keys (events, snapshot, done set), the outbox, the command streams, ``seen:``/``in:``, the rest.
-2. **After trim**: ``cinq trim --days 0`` (``service.ops.archive.trim``): growth per table left, then the
+2. **After trim**: ``cinq trim --days 0`` (``service.ops.trim.trim``): growth per table left, then the
    same once the shared streams are emptied as their own retention would (outbox and command streams
    trimmed, 24-hour ``seen:`` keys expired), which is what trim owes (goal: 1 KB).
 3. **Live tables**: ``--live`` matches of a person and three AI players, mid-match (the person has
@@ -40,8 +40,9 @@ import redis.asyncio as aioredis
 import engine
 from service.domain.identities import Player, Room
 from service.domain.tables.state import FINISHED
-from service.ops import archive, logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
+from service.ops import trim
 from service.store.repository import load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
@@ -200,7 +201,7 @@ async def memory(url: str, settings: Settings, n: int, live: int) -> None:
     with tempfile.TemporaryDirectory() as d:
         # The platform's delivery group on every outbox stream is part of a running deployment too.
         await deliver_and_retain(r, settings, svc)
-        await archive.trim(r, svc.gw.keys, 0, os.path.join(d, "warm.jsonl"), now=time.time() + 1)
+        await trim.trim(r, svc.gw.keys, 0, os.path.join(d, "warm.jsonl"), now=time.time() + 1)
         await empty_shared(r, settings)
         m0, g0 = await used(r), await by_group(r)
 
@@ -221,7 +222,7 @@ async def memory(url: str, settings: Settings, n: int, live: int) -> None:
         for g in g1b:
             print(f"     {g:<28} {kb((g1b[g] - g0[g]) / n)}")
         path = os.path.join(d, "archive.jsonl")
-        trimmed = await archive.trim(r, svc.gw.keys, 0, path, now=time.time() + 1)
+        trimmed = await trim.trim(r, svc.gw.keys, 0, path, now=time.time() + 1)
         m2, g2 = await used(r), await by_group(r)
         print(f"2. cinq trim --days 0: {len(trimmed)} tables archived "
               f"({os.path.getsize(path) / len(trimmed) / 1024:.1f} KB a table in the file)")

@@ -37,8 +37,8 @@ import engine
 from service.domain.commands import TableCommand
 from service.domain.events import MatchStarted, TableCreated
 from service.domain.identities import Player, Room
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker

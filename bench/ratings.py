@@ -46,7 +46,7 @@ from service.domain.events import (
 )
 from service.domain.identities import Player, Room
 from service.domain.tables.state import FINISHED, Seat, Table
-from service.ops import logs
+from service.foundation import logs
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.ratings.store import RatingKeys

@@ -45,8 +45,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from bench.pipeline import PREFIX, clean, next_commands, setup_tables, xadd_all
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.write.worker import Worker
 from tools import local_cluster
 

@@ -43,7 +43,7 @@ from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.keyboards import PAGE_PREFIX
 from service.domain.events import MovePlayed
 from service.domain.identities import Room
-from service.ops import logs
+from service.foundation import logs
 from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person
 

@@ -50,7 +50,7 @@ def _redis_server(missing: str, skip: str) -> tuple[subprocess.Popen[bytes], int
 @pytest.fixture
 def log_lines() -> Iterator[io.StringIO]:
     """The service's JSON log lines (level INFO) of this test, as a text stream."""
-    from service.ops import logs
+    from service.foundation import logs
 
     stream = io.StringIO()
     logs.configure("INFO", stream)
@@ -166,6 +166,6 @@ async def any_redis(request: pytest.FixtureRequest) -> AsyncIterator[object]:
 @pytest.fixture(autouse=True, scope="session")
 def _quiet_logs() -> None:
     """Warnings and errors only: one JSON line per command would drown the test output."""
-    from service.ops import logs
+    from service.foundation import logs
 
     logs.configure("WARNING")

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from service.domain.identities import Room
-from service.ops import archive, retention
+from service.ops import retention, trim
 from service.store.keys import Keys
 from tests.adapters.telegram.support import World, person, play_out
 from tests.adapters.telegram.support import settings as tg_settings
@@ -138,7 +138,7 @@ async def test_a_whole_deployment_writes_only_documented_keys(real_redis, tmp_pa
     await asyncio.sleep(0.2)
     stop.set()
     await loop
-    await archive.trim(r, s.keys, 0, str(tmp_path / "a.jsonl"), now=s.clock.now + 10**9)
+    await trim.trim(r, s.keys, 0, str(tmp_path / "a.jsonl"), now=s.clock.now + 10**9)
 
     keys = sorted({k.decode() async for k in r.scan_iter(match="*", count=1000)})
     assert keys and all(k.startswith(PREFIX) for k in keys), [k for k in keys if not k.startswith(PREFIX)]

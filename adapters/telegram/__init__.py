@@ -25,7 +25,7 @@ async def serve(runtime: Any) -> None:
     """Run the bot on a service runtime's Redis until cancelled (a no-op without a token)."""
     from adapters.telegram.app import build
     from adapters.telegram.config import TelegramSettings
-    from service.ops import logs
+    from service.foundation import logs
 
     tg = TelegramSettings()
     if not tg.token:
@@ -38,9 +38,9 @@ async def serve(runtime: Any) -> None:
 def run(argv: list[str] | None = None) -> int:
     """The bot alone, until SIGTERM/SIGINT; the exit status (see the module docstring)."""
     from adapters.telegram.config import TelegramSettings
-    from service.ops import logs
+    from service.foundation import logs
+    from service.foundation.settings import Settings
     from service.ops.runtime import build as build_runtime
-    from service.ops.settings import Settings
 
     settings = Settings()
     logs.configure(settings.log_level)

@@ -43,9 +43,9 @@ from adapters.telegram.handlers.people import RoomOf
 from adapters.telegram.health import ApiWatch, BotHealth, TelegramMetrics
 from adapters.telegram.presses import Presses
 from adapters.telegram.sender import Sender
-from service.ops import logs
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.ops.health import add_routes
-from service.ops.settings import Settings
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.platform_state import PlatformState
 from service.write.gateway import Gateway

@@ -16,7 +16,7 @@ import contextlib
 
 from service.domain.identities import Room
 from service.domain.tokens import TokenError, open_token
-from service.ops import logs
+from service.foundation import logs
 from service.platform.outbox import Message
 from service.platform.platform_state import PlatformState
 from service.write.gateway import Gateway

@@ -11,7 +11,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 
-from service.ops import logs
+from service.foundation import logs
 from service.protocol.i18n import translate
 from service.protocol.names import shown_name
 

@@ -28,7 +28,7 @@ from adapters.telegram.keyboards import hand_link
 from adapters.telegram.presses import PREFIX, Presses
 from adapters.telegram.render import milestones, route, seat_names
 from adapters.telegram.sender import Sender
-from service.ops import logs
+from service.foundation import logs
 from service.platform.outbox import Message
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate

@@ -50,7 +50,7 @@ from adapters.telegram.config import Limits
 from adapters.telegram.content import PLATFORM, Content, Edit, Op, Show, is_group
 from adapters.telegram.flood import ChatFlood, Flood
 from adapters.telegram.perform import Performer
-from service.ops import logs
+from service.foundation import logs
 from service.platform.platform_state import PlatformState
 
 MAX_TRANSIENT = 5

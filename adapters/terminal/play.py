@@ -16,8 +16,8 @@ from typing import IO, Any
 
 from adapters.terminal.screen import Screen
 from service.domain.identities import Player, Room
+from service.foundation.settings import Settings
 from service.ops.runtime import build
-from service.ops.settings import Settings
 from service.platform.outbox import Message, OutboxReader
 from service.protocol.i18n import pick_locale, translate
 from service.write import bots

@@ -19,10 +19,10 @@ from adapters.web.app import make_app
 from adapters.web.config import WebSettings
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
-from service.ops import logs
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build, connect
-from service.ops.settings import Settings
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale
 from service.write.gateway import Gateway

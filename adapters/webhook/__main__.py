@@ -3,8 +3,8 @@
 import sys
 
 from adapters.webhook.cli import run
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 
 logs.configure(Settings().log_level)
 sys.exit(run(sys.argv[1:]))

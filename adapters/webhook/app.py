@@ -35,7 +35,7 @@ from adapters.webhook import signing
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
 from service.domain.identities import Player, Room
-from service.ops import logs
+from service.foundation import logs
 from service.ops.health import add_routes
 from service.platform.delivery import DeliveryMetrics
 from service.platform.inbound import Admission, Answer

@@ -22,10 +22,10 @@ from adapters.webhook.app import WebhookMetrics, make_app
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.sender import Sender
 from adapters.webhook.server import ProblemRunner
-from service.ops import logs
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import connect
-from service.ops.settings import Settings
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.write.gateway import Gateway
 

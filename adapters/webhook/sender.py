@@ -20,7 +20,7 @@ import aiohttp
 from adapters.webhook import signing
 from adapters.webhook.config import Platform
 from adapters.webhook.models import OutboundMessage
-from service.ops import logs
+from service.foundation import logs
 from service.platform.delivery import Permanent, Retry
 from service.platform.outbox import Message
 

@@ -17,7 +17,7 @@ from aiohttp.web_request import BaseRequest
 from aiohttp.web_server import Server
 
 from adapters.webhook.app import problem
-from service.ops import logs
+from service.foundation import logs
 
 _log = logs.get("webhook")
 

@@ -1,2 +1,2 @@
-"""Operations: the command line, the operator's commands, the bootstrap (runtime.py), settings, health,
-logs, metrics, archive and retention, capacity."""
+"""Operations, the top layer of the service: the command line, the bootstrap (runtime.py), the
+operator's commands, health, trim and retention, capacity."""

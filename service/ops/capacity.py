@@ -20,6 +20,7 @@ from redis.exceptions import ResponseError
 from service.domain.tables.state import CANCELLED, FINISHED
 from service.store.decoding import as_text
 from service.store.keys import Keys
+from service.store.scan import list_tables
 
 # Shared keys grouped by what they are (the prefix after CINQ_KEY_PREFIX), in the report's order.
 SHARED = {"outbox": ("out:",), "command streams": ("cmd:", "dead:"), "seen:/in: (24 h)": ("seen:", "in:"),
@@ -90,8 +91,6 @@ async def table_bytes(redis: Any, keys: Keys, table: str, size: Sizer | None = N
 
 async def measure(redis: Any, keys: Keys, sample: int = 200, seed: int = 0) -> Report:
     """Measure a deployment (see the module docstring); ``sample`` tables of each kind at most."""
-    from service.ops.operator import list_tables
-
     size = Sizer(redis)
     rep = Report()
     live: list[str] = []

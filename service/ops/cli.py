@@ -26,14 +26,21 @@ import time
 from importlib.metadata import entry_points
 from typing import Any
 
-from service.ops import logs, operator
+from service.domain.events import decode
+from service.domain.tables.replay import replay_lines, verify
+from service.foundation import logs
+from service.foundation.settings import Settings
+from service.ops import operator
 from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
 from service.ops.running import Adapter, run_until_stopped
 from service.ops.runtime import Runtime, build
-from service.ops.settings import Settings
+from service.protocol import text
 from service.ratings.projector import Projector
+from service.ratings.rebuild import rebuild
+from service.store.archive import load_archive
 from service.tournaments.director import Director
+from service.write.reindex import reindex
 
 ADAPTERS_GROUP = "cinq.adapters"
 # How long `cinq serve` waits for the adapters to flush on SIGTERM (compose waits 30 s before SIGKILL).
@@ -119,9 +126,6 @@ async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[as
 
 async def _stored(settings: Settings, table: str, archive: str | None) -> list[Any] | None:
     """The table's events, decoded: from the archive file if given, else from Redis (None: no table)."""
-    from service.domain.events import decode
-    from service.ops.archive import load_archive
-
     if archive is not None:
         try:
             found = load_archive(archive).get(table)
@@ -129,13 +133,11 @@ async def _stored(settings: Settings, table: str, archive: str | None) -> list[A
             raise SystemExit(f"cinq: cannot read the archive: {e}") from e
         raws = found.events if found is not None else []
     else:
-        raws = await build(settings).worker.store.events(table)
+        raws = await build(settings).store.events(table)
     return [decode(e) for e in raws] or None
 
 
 async def _verify(settings: Settings, table: str, archive: str | None) -> int:
-    from service.domain.tables.replay import verify
-
     stored = await _stored(settings, table, archive)
     if stored is None:
         print(f"cinq verify: no such table: {table}", file=sys.stderr)
@@ -148,9 +150,6 @@ async def _verify(settings: Settings, table: str, archive: str | None) -> int:
 
 
 async def _replay(settings: Settings, table: str, archive: str | None, lang: str) -> int:
-    from service.domain.tables.replay import replay_lines, verify
-    from service.protocol import text
-
     stored = await _stored(settings, table, archive)
     if stored is None:
         print(f"cinq replay: no such table: {table}", file=sys.stderr)
@@ -164,16 +163,12 @@ async def _replay(settings: Settings, table: str, archive: str | None, lang: str
 
 
 async def _reindex(settings: Settings) -> int:
-    from service.write.reindex import reindex
-
     rt = build(settings)
     print(f"reindexed {await reindex(rt.redis, rt.keys)} tables")
     return 0
 
 
 async def _ratings_rebuild(settings: Settings, archives: list[str]) -> int:
-    from service.ratings.rebuild import rebuild
-
     rt = build(settings)
     started = time.perf_counter()
     try:
@@ -219,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ratings":
         return asyncio.run(_ratings_rebuild(settings, args.archive))
     if args.command in operator.COMMANDS:
-        return asyncio.run(operator.run(args, settings))
+        rt = build(settings)
+        return asyncio.run(operator.run(args, rt.redis, rt.keys))
     if args.command == "replay":
         return asyncio.run(_replay(settings, args.table, args.archive, args.lang))
     return asyncio.run(_verify(settings, args.table, args.archive))

@@ -15,8 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
-from service.ops.logs import error_text
-from service.ops.metrics import Metrics
+from service.foundation.logs import error_text
+from service.foundation.metrics import Metrics
 
 PROBE_TTL_MS = 10_000
 PROBE_TIMEOUT_S = 2.0

@@ -1,11 +1,12 @@
-"""Operator commands: ``cinq tables``, ``inspect``, ``dead-letters``, ``trim`` (:mod:`service.ops.archive`),
+"""Operator commands: ``cinq tables``, ``inspect``, ``dead-letters``, ``trim`` (:mod:`service.ops.trim`),
 ``stats`` (:mod:`service.ops.capacity`).
 
 They read the event streams (the truth), never a worker's memory, so they work on a live deployment
 while workers run.  The operator's view is the spectator's view (G-1): a running match's seed and
 hands are hidden unless ``--reveal`` is given explicitly.  Every function takes a ``redis.asyncio``
 client (real or fakeredis), the :class:`~service.store.keys.Keys` in use and a text stream to print to, so
-the tests run them on both stores; :func:`run` is the ``cinq`` entry point.
+the tests run them on both stores; :func:`run` is the ``cinq`` entry point (the client is the
+runtime's: :func:`service.ops.runtime.build`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from typing import Any, TextIO
 import orjson
 
 import engine
-from service.domain.tables.state import FINISHED, RUNNING, Table
-from service.ops.archive import trim
+from service.domain.tables.state import FINISHED, RUNNING
+from service.ops.capacity import cmd_stats
+from service.ops.trim import trim
 from service.store.decoding import as_text
-from service.store.event_store import EventStore
 from service.store.keys import Keys
-from service.store.repository import fold, from_loaded
+from service.store.scan import info_of, list_tables, raw_events, seat_name
 
 COMMANDS = ("tables", "inspect", "dead-letters", "trim", "stats")
 
@@ -32,73 +33,6 @@ COMMANDS = ("tables", "inspect", "dead-letters", "trim", "stats")
 class OperatorError(Exception):
     """A refusal the operator must read (unknown table, unknown dead letter): exit code 1."""
 
-
-
-@dataclass(frozen=True)
-class TableInfo:
-    """One line of ``cinq tables``: a table as its events say it is now."""
-
-    id: str
-    game: str
-    phase: str
-    players: list[str]
-    version: int
-    last_activity: float
-
-
-def _seat_name(seat: Any) -> str:
-    if seat.player is not None and seat.bot is None:
-        return seat.player.name or f"{seat.player.platform}:{seat.player.user}"
-    return f"AI({seat.bot})" if seat.bot else "-"
-
-
-async def _event_keys(redis: Any, keys: Keys) -> list[tuple[str, str]]:
-    """(stream key, table id) of every table, by SCAN (no index of all tables exists)."""
-    out = []
-    # Every table's stream is "<prefix>t:{<bucket>}:<table>:events"; SCAN never blocks the server.
-    async for raw in redis.scan_iter(match=keys.table_keys("events"), count=1000):
-        key = as_text(raw)
-        out.append((key, key.rsplit(":", 2)[-2]))
-    return sorted(out, key=lambda kt: kt[1])
-
-
-async def _raw_events(redis: Any, key: str) -> list[str]:
-    return [as_text(f[b"e"] if b"e" in f else f["e"]) for _, f in await redis.xrange(key)]
-
-
-def _info(table_id: str, raws: list[str]) -> tuple[TableInfo, Table] | None:
-    t = fold(table_id, None, raws)
-    if t is None:
-        return None
-    last = float(orjson.loads(raws[-1]).get("at", 0.0))
-    return TableInfo(t.id or table_id, t.game, t.status, [_seat_name(s) for s in t.seats],
-                     len(raws), last), t
-
-
-async def _summaries(redis: Any, keys: Keys) -> list[tuple[TableInfo, Table]]:
-    """Every table with at least one event, as of now.
-
-    Loaded as the worker loads it (the latest snapshot and the events after it, by the load script)
-    plus the last entry for its time: a long table costs a few events, not its whole stream.
-    """
-    store = EventStore(redis, keys)
-    out = []
-    for key, table_id in await _event_keys(redis, keys):
-        loaded = await store.load(table_id)
-        t = from_loaded(table_id, loaded)
-        last = await redis.xrevrange(key, count=1)
-        if t is None or not last:
-            continue
-        f = last[0][1]
-        at = float(orjson.loads(f[b"e"] if b"e" in f else f["e"]).get("at", 0.0))
-        out.append((TableInfo(t.id or table_id, t.game, t.status, [_seat_name(s) for s in t.seats],
-                              loaded.version, at), t))
-    return out
-
-
-async def list_tables(redis: Any, keys: Keys) -> list[TableInfo]:
-    """Every table with at least one event: id, game, phase, players, version, last activity."""
-    return [info for info, _ in await _summaries(redis, keys)]
 
 
 def _when(at: float) -> str:
@@ -130,8 +64,8 @@ def _redact(raw: str, hide: bool) -> str:
 
 async def cmd_inspect(redis: Any, keys: Keys, table: str, out: TextIO, *, reveal: bool = False) -> int:
     """Print a table's events, one per line, then its state (the spectator view unless ``reveal``)."""
-    raws = await _raw_events(redis, keys.events(table))
-    got = _info(table, raws) if raws else None
+    raws = await raw_events(redis, keys.events(table))
+    got = info_of(table, raws) if raws else None
     if got is None:
         raise OperatorError(f"no such table: {table}")
     info, t = got
@@ -142,7 +76,7 @@ async def cmd_inspect(redis: Any, keys: Keys, table: str, out: TextIO, *, reveal
     print(f"table {info.id}: {info.game}, {info.phase}, version {info.version}, "
           f"last activity {_when(info.last_activity)} UTC", file=out)
     for i, seat in enumerate(t.seats):
-        print(f"  seat {i + 1}: {_seat_name(seat)}", file=out)
+        print(f"  seat {i + 1}: {seat_name(seat)}", file=out)
     if t.engine is not None:
         view = engine.view(t.engine, None)
         print(f"  view: {orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS).decode()}", file=out)
@@ -247,13 +181,9 @@ def add_parsers(sub: Any) -> None:
     st.add_argument("--sample", type=int, default=200, help="tables of each kind measured (default 200)")
 
 
-async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None) -> int:
-    """Run one operator subcommand against the configured Redis; exit code 1 on a refusal."""
-    from service.ops.runtime import connect
-
+async def run(args: argparse.Namespace, redis: Any, keys: Keys, out: TextIO | None = None) -> int:
+    """Run one operator subcommand on ``redis`` (closed at the end); exit code 1 on a refusal."""
     out = out or sys.stdout
-    redis, _ = connect(settings)
-    keys = Keys.of(settings)
     try:
         if args.command == "tables":
             return await cmd_tables(redis, keys, out)
@@ -264,8 +194,6 @@ async def run(args: argparse.Namespace, settings: Any, out: TextIO | None = None
         if args.command == "stats":
             if args.sample < 1:
                 raise OperatorError("--sample must be 1 or more")
-            from service.ops.capacity import cmd_stats
-
             return await cmd_stats(redis, keys, out, args.sample)
         if args.days < 0:
             raise OperatorError("--days must be 0 or more")

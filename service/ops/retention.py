@@ -2,7 +2,7 @@
 
 With ``CINQ_RETAIN_FINISHED_DAYS`` = N (default 30; 0 turns it off) the tables finished or cancelled
 more than N days ago are archived to ``CINQ_ARCHIVE_DIR`` (one file per UTC day,
-``cinq-archive-YYYY-MM-DD.jsonl``, the format of :mod:`service.ops.archive`) and every key of theirs is
+``cinq-archive-YYYY-MM-DD.jsonl``, the format of :mod:`service.store.archive`) and every key of theirs is
 removed.  :func:`retain_loop` runs :func:`retain_once` every ``CINQ_RETAIN_INTERVAL_S``; several
 workers share one run per interval through a lock key ``wrk:{workers}:retain`` (a single-holder
 lease of one interval, :func:`service.store.leases.hold`), so a table is archived by one of them.
@@ -21,9 +21,9 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from service.ops import logs
-from service.ops.archive import trim
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
+from service.ops.trim import trim
 from service.store import leases
 from service.store.keys import Keys
 

@@ -12,8 +12,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from service.ops.metrics import Metrics
-from service.ops.settings import DEV_SECRET, Settings
+from service.foundation.metrics import Metrics
+from service.foundation.settings import DEV_SECRET, Settings
 from service.store.event_store import EventStore
 from service.store.keys import Keys
 from service.write.gateway import Gateway

@@ -60,8 +60,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.platform.delivery_model import (
     DeadLetter,
     DeliveryKeys,
@@ -75,12 +75,12 @@ from service.platform.delivery_model import (
     recipient_key,
     wait_or_stop,
 )
-from service.platform.doorbell import Doorbell
 from service.platform.links import Links
 from service.platform.outbox import Message
 from service.platform.partitions import Partitioning, _Partition
 from service.platform.sending import Sending
 from service.store.decoding import as_text
+from service.store.doorbell import Doorbell
 from service.store.groups import Group, Pause, backoff
 from service.store.keys import Keys
 from service.store.leases import Leases
@@ -270,7 +270,7 @@ class Delivery(Sending, Partitioning):
 
     async def _read_rung(self, streams: list[str]) -> list[tuple[str, str, Any]]:
         """On a Redis Cluster: sweep every owned outbox now and then, and in between read only those
-        the doorbell rang (service.platform.doorbell), plus those that had more than one batch waiting."""
+        the doorbell rang (service.store.doorbell), plus those that had more than one batch waiting."""
         o = self.options
         now = time.monotonic()
         if now >= self._next_sweep:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from service.domain.weblinks import LINK_TTL_S, issue_link, replay_url, table_url
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.outbox import Message
 
 _ROOM_KINDS = frozenset({"table", "match_over"})

@@ -25,7 +25,7 @@ import orjson
 from service.domain.identities import Player
 from service.domain.tables.current import current_messages
 from service.domain.tables.replay import replay_views
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.outbox import Message
 from service.store import repository
 from service.store.decoding import as_text

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.domain import chats
+from service.protocol import chats
 from service.protocol.errors import ProtocolError
 from service.protocol.moves import fold, normalise_move
 from service.protocol.names import COMMANDS as _COMMANDS
@@ -85,7 +85,7 @@ def parse_command(text: str, *, bot: str | None = None, chat: str | None = None)
     ``bot`` is the adapter's own bot username (Telegram): a command addressed to another bot in a
     group (``/join@OtherBot``) raises ``other_bot``, which the adapter should ignore silently.
     Without ``bot`` any ``@suffix`` is accepted and dropped.  ``chat``, the kind of chat the text
-    was sent in (``private`` or ``group``): a command not for that kind (``service.domain.chats``) raises
+    was sent in (``private`` or ``group``): a command not for that kind (``service.protocol.chats``) raises
     ``wrong_chat`` with ``command`` its canonical name; without ``chat`` the kind is not checked.
     """
     if not isinstance(text, str):

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.identities import Player, Room
+from service.domain.messages import Action
 from service.domain.tokens import issue
-from service.platform.outbox import Action
 from service.protocol.i18n import translate
 from service.ratings.model import Rating
 from service.ratings.store import RatingStore, month, week

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from service.ops import logs
+from service.foundation import logs
 from service.ratings.model import MatchRecord, from_json, rate, to_json
 from service.ratings.store import RatingKeys, RatingStore
 from service.store.decoding import as_text

@@ -23,9 +23,9 @@ import orjson
 
 from service.domain.events import MatchFinished, TableCreated, decode_envelope
 from service.domain.tables.state import Table, evolve
-from service.ops.archive import load_archive
 from service.ratings.model import MatchRecord, Rating, rate, record_of
 from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, RatingKeys, encode_rating, month, week
+from service.store.archive import load_archive
 from service.store.decoding import as_text
 from service.store.keys import Keys
 

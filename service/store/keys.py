@@ -96,7 +96,7 @@ class Keys:
         return f"{self.prefix}dead:{{c{shard}}}"
 
     def bell(self) -> str:
-        """The outbox doorbell (a stream of bucket numbers just written to; see service.platform.doorbell)."""
+        """The outbox doorbell (a stream of bucket numbers just written to; see service.store.doorbell)."""
         return f"{self.prefix}bell:{{bell}}"
 
     def worker_members(self) -> str:

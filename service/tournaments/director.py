@@ -35,10 +35,10 @@ from service.domain.commands import TableCommand
 from service.domain.events import encode
 from service.domain.tables.decide import Refused
 from service.domain.tables.notify import wire_json
-from service.ops import logs
-from service.ops.settings import Settings
-from service.platform import doorbell
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.ratings.model import MatchRecord, to_json
+from service.store import doorbell
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.store.leased_stream import LeasedReader, LeasedStream

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from service.domain import chats
 from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
+from service.protocol import chats
 from service.protocol.i18n import translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import ProtocolError

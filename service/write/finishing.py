@@ -13,11 +13,11 @@ from typing import Any
 from service.domain.commands import Create, TableCommand
 from service.domain.events import MatchFinished
 from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
-from service.ops import logs
-from service.ops.metrics import Metrics
-from service.ops.settings import Settings
-from service.platform import doorbell
+from service.foundation import logs
+from service.foundation.metrics import Metrics
+from service.foundation.settings import Settings
 from service.ratings.store import RatingKeys
+from service.store import doorbell
 from service.store.keys import Keys
 from service.write import match_end, projection
 from service.write.gateway import SEEN_TTL_S

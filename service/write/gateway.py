@@ -33,18 +33,18 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from service.domain import chats
 from service.domain.commands import CREATING, TableCommand, Typed
 from service.domain.identities import Player, Room
+from service.domain.messages import Action, Message, Recipient
 from service.domain.tokens import TokenError, open_token
-from service.ops.settings import Settings
-from service.platform import doorbell
-from service.platform.outbox import Action, Message, Recipient
+from service.foundation.settings import Settings
+from service.protocol import chats
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import Command, ProtocolError, parse_command
 from service.ratings import boards
 from service.ratings.store import RatingStore
+from service.store import doorbell
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.tournaments import intake

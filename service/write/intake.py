@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from service.ops.metrics import Metrics
-from service.ops.settings import Settings
+from service.foundation.metrics import Metrics
+from service.foundation.settings import Settings
 from service.store.groups import Group
 from service.store.keys import Keys
 from service.store.leases import Leases

@@ -21,7 +21,7 @@ from service.domain.tables.decide import Context, Decision, Refused, decide
 from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
 from service.domain.tables.state import LOBBY, RUNNING, Table
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.store.event_store import Append
 from service.store.repository import snapshot_json
 from service.write import bots

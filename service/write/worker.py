@@ -26,9 +26,9 @@ from redis.exceptions import NoScriptError, RedisError
 
 from service.domain.events import Stored
 from service.domain.tables.state import Table
-from service.ops import logs
-from service.ops.metrics import Metrics
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.metrics import Metrics
+from service.foundation.settings import Settings
 from service.ratings.store import RatingKeys
 from service.store.event_store import AppendResult, EventStore
 from service.store.groups import Group, Pause

@@ -10,7 +10,7 @@ from typing import Any
 from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
 from service.domain.tables.decide import Context
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.outbox import Message
 from service.write import bots
 from service.write.gateway import Gateway

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Literal
 
 import engine
-from service.domain import chats
 from service.domain.commands import (
     Bots,
     Create,
@@ -45,6 +44,7 @@ from service.domain.tables.base import (
 from service.domain.tables.seating import seat_table
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import TokenError, open_token
+from service.protocol import chats
 
 __all__ = ["Context", "Decision", "Refused", "bot_seed", "commitment", "decide"]
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import engine
-from service.domain import chats
 from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
 from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
@@ -25,7 +24,7 @@ from service.domain.tables.effects import effects
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
-from service.protocol import text
+from service.protocol import chats, text
 
 __all__ = ["Wire", "lobby_view", "messages_for", "names", "refusal_line", "refusal_messages",
            "replay_messages", "reply_to", "seat_name", "seat_people", "turn_deadline",

@@ -30,7 +30,7 @@ from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Up
 from adapters.telegram.app import TelegramBot, build
 from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.config import Limits, TelegramSettings
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.delivery import DeliveryOptions
 from service.write.worker import Worker
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown

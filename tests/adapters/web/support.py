@@ -14,8 +14,8 @@ import fakeredis
 from adapters.web.cli import WebAdapter
 from adapters.web.config import WebSettings
 from service.domain.identities import Player, Room
+from service.foundation.settings import Settings
 from service.ops.runtime import Runtime, build
-from service.ops.settings import Settings
 from service.store import repository
 
 CHROMIUM = "/usr/bin/chromium"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from service.ops import logs
+from service.foundation import logs
 
 
 class _CurrentStderr:

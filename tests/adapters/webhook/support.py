@@ -17,7 +17,7 @@ from aiohttp import web
 from adapters.webhook import signing
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
 from service.store.keys import Keys

@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from service.domain.weblinks import open_link
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from tests.adapters.webhook.support import PLATFORM, event, on_platform
 from tests.adapters.webhook.test_webhook_match import GROUP, play_match
 from tests.service.support import SECRET

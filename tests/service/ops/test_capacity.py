@@ -3,16 +3,14 @@ MEMORY USAGE on a real Redis (DUMP lengths, said so, on fakeredis), and the shar
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import io
 import re
 
 import pytest
 
 from service.domain.identities import Room
-from service.ops import capacity, operator
-from service.ops.settings import Settings
+from service.ops import capacity
+from service.ops.cli import main
 from tests.service.support import ANA, BEA, GROUP, Harness, play_with_bots
 
 
@@ -72,7 +70,6 @@ async def test_stats_of_an_empty_store(fake_redis):
 
 def test_cinq_stats_refuses_a_sample_below_one(monkeypatch, capsys):
     monkeypatch.delenv("REDIS_URL", raising=False)
-    args = argparse.Namespace(command="stats", sample=0)
     with pytest.warns(UserWarning, match="REDIS_URL"):
-        assert asyncio.run(operator.run(args, Settings())) == 1
+        assert main(["stats", "--sample", "0"]) == 1
     assert "--sample must be 1 or more" in capsys.readouterr().err

@@ -7,9 +7,9 @@ import json
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from service.ops import logs
+from service.foundation import logs
+from service.foundation.metrics import Metrics
 from service.ops.health import PROBE_TTL_MS, make_app, write_probe
-from service.ops.metrics import Metrics
 from tests.service.support import ANA, Harness
 
 

@@ -15,8 +15,9 @@ import engine
 from service.domain.commands import TableCommand
 from service.domain.identities import Room
 from service.domain.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING
-from service.ops import operator
+from service.ops import operator, trim
 from service.ops.cli import main
+from service.store import scan
 from service.store.keys import Keys
 from service.store.repository import load
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens, play_with_bots
@@ -37,7 +38,7 @@ async def _tables(h: Harness) -> dict[str, str]:
     ids = {"running": await h.table_of(GROUP), "finished": await h.table_of(FINISHED_ROOM),
            "lobby": await h.table_of(LOBBY_ROOM)}
     # The cancelled table is found through its events (the room may no longer point at it).
-    for info in await operator.list_tables(h.redis, h.keys):
+    for info in await scan.list_tables(h.redis, h.keys):
         if info.phase == CANCELLED:
             ids["cancelled"] = info.id
     return ids
@@ -46,7 +47,7 @@ async def _tables(h: Harness) -> dict[str, str]:
 async def test_tables_lists_every_table_with_its_phase(any_redis):
     h = Harness(any_redis)
     ids = await _tables(h)
-    rows = {r.id: r for r in await operator.list_tables(h.redis, h.keys)}
+    rows = {r.id: r for r in await scan.list_tables(h.redis, h.keys)}
     assert {rows[ids[p]].phase for p in ids} == {RUNNING, FINISHED, LOBBY, CANCELLED}
     assert rows[ids["running"]].phase == RUNNING and "Ana" in rows[ids["running"]].players
     assert rows[ids["lobby"]].game == "535"
@@ -60,8 +61,8 @@ async def test_tables_lists_every_table_with_its_phase(any_redis):
 async def test_tables_honours_the_key_prefix(any_redis):
     h = Harness(any_redis, key_prefix="other:")
     await h.send(ANA, "/new cinquillo")
-    assert len(await operator.list_tables(h.redis, h.keys)) == 1
-    assert await operator.list_tables(h.redis, Keys(16, 2, "")) == []
+    assert len(await scan.list_tables(h.redis, h.keys)) == 1
+    assert await scan.list_tables(h.redis, Keys(16, 2, "")) == []
 
 
 async def test_inspect_is_the_spectator_view_unless_reveal(any_redis):
@@ -123,9 +124,9 @@ async def test_trim_archives_then_deletes_only_finished_and_cancelled(any_redis,
     finished_events = await h.worker.store.events(fin)
     assert await h.redis.exists(h.keys.done(fin))
     # Not old enough: nothing is touched.
-    assert await operator.trim(h.redis, h.keys, 1, str(archive), now=h.clock.now + 3600) == []
+    assert await trim.trim(h.redis, h.keys, 1, str(archive), now=h.clock.now + 3600) == []
     assert not archive.exists()
-    trimmed = await operator.trim(h.redis, h.keys, 1, str(archive), now=h.clock.now + 2 * 86_400)
+    trimmed = await trim.trim(h.redis, h.keys, 1, str(archive), now=h.clock.now + 2 * 86_400)
     assert sorted(trimmed) == sorted([fin, ids["cancelled"]])
     lines = [json.loads(x) for x in archive.read_text().splitlines()]
     assert {x["table"] for x in lines} == set(trimmed)
@@ -140,9 +141,9 @@ async def test_trim_archives_then_deletes_only_finished_and_cancelled(any_redis,
         members = {m.decode() for m in await h.redis.smembers(h.keys.player_tables(p.platform, p.user))}
         assert not members & set(trimmed)
     # The running match and the lobby are never trimmed, however old.
-    rows = {r.id: r.phase for r in await operator.list_tables(h.redis, h.keys)}
+    rows = {r.id: r.phase for r in await scan.list_tables(h.redis, h.keys)}
     assert rows == {ids["running"]: RUNNING, ids["lobby"]: LOBBY}
-    assert await operator.trim(h.redis, h.keys, 0, str(archive), now=h.clock.now + 10**9) == []
+    assert await trim.trim(h.redis, h.keys, 0, str(archive), now=h.clock.now + 10**9) == []
     assert len(archive.read_text().splitlines()) == 2
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from service.domain.identities import Player, Room
-from service.ops import logs
-from service.ops.settings import Settings
+from service.foundation import logs
+from service.foundation.settings import Settings
 from service.platform.delivery import (
     Delivery,
     DeliveryOptions,

@@ -10,7 +10,7 @@ import pytest
 
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, LinkClaims, open_link
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 from service.platform.links import Links
 from service.platform.outbox import Message, Recipient
 

@@ -243,7 +243,7 @@ def test_parse_near_misses_never_crash(words: list[str]) -> None:
 
 def test_every_name_a_command_is_shown_or_routed_by_is_one_the_parser_reads_as_it():
     # Telegram's "/" menu and its command filters take their names from the protocol (issue 18).
-    from service.domain.chats import COMMAND_CHATS
+    from service.protocol.chats import COMMAND_CHATS
     from service.protocol.names import names_of, shown_name
 
     for command in COMMAND_CHATS:

@@ -13,7 +13,7 @@ import pytest
 
 from service.domain.events import MatchFinished
 from service.domain.identities import Player
-from service.ops.archive import trim
+from service.ops.trim import trim
 from service.protocol.i18n import translate
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild

@@ -18,12 +18,13 @@ from redis.crc import key_slot
 
 from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
-from service.ops.operator import list_tables, trim
+from service.foundation.settings import Settings
 from service.ops.runtime import connect
-from service.ops.settings import Settings
+from service.ops.trim import trim
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.outbox import Message, OutboxReader
 from service.store.repository import history, load
+from service.store.scan import list_tables
 from service.write.gateway import Gateway
 from service.write.timers import fire_due
 from service.write.worker import Worker

@@ -71,7 +71,7 @@ class Players:
         self.r, self.gw = r, gw
         self.positions = {gw.keys.outbox(b): "0-0" for b in range(BUCKETS)}
         self.people = {f"p{i}": Player(platform="dur", user=f"p{i}") for i in range(TABLES)}
-        # /play is for a private chat (service/domain/chats.py): each person plays in their own.
+        # /play is for a private chat (service/protocol/chats.py): each person plays in their own.
         self.rooms = {u: Room(platform="dur", chat=f"r{u}", kind="private") for u in self.people}
         self.turn: dict[str, tuple[int, str, str]] = {}  # table -> (version, user, token) to play
         self.sent: dict[str, tuple[int, float]] = {}  # table -> (version played, when)

@@ -1,4 +1,4 @@
-"""Where each command may be sent (``service.domain.chats``): one table, followed by the parser, the worker,
+"""Where each command may be sent (``service.protocol.chats``): one table, followed by the parser, the worker,
 ``/help`` and the docs; a command sent where it is not for is refused and changes nothing."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from service.domain import chats
 from service.domain.tables.decide import Refused, decide
 from service.domain.tables.notify import refusal_messages
+from service.protocol import chats
 from service.protocol.i18n import msgids, translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import _COMMANDS, ProtocolError, parse_command

@@ -1,9 +1,8 @@
-"""Archiving finished tables to a file, and removing every key of theirs from Redis (``cinq trim``).
+"""``cinq trim``: archiving finished tables to a file, and removing every key of theirs from Redis.
 
 A finished or cancelled table never changes again, so its events can leave Redis: they are written
-to an archive file first (JSON lines, one line per table: ``table``, ``phase``, ``archived_at``,
-``events`` — every raw event in order; appended, flushed and fsynced), and only then is every key of
-the table deleted:
+to an archive file first (:mod:`service.store.archive`: appended, flushed and fsynced), and only then
+is every key of the table deleted:
 
 - its own keys ``t:{b}:<table>:events|snap|done`` and its deadline (a member of ``due:{b}``);
 - the derived indexes that point at it: ``room:{p:chat}`` (only if it still shows this table) and
@@ -17,26 +16,21 @@ What outlives a table is kept: a player's ``stats`` and ``prefs``, a group's ``p
 The table's share of the outbox ``out:{b}`` is not deleted here: the stream is shared by the bucket's
 tables and a delivery group may not have sent those entries yet; the outbox retention trims it.
 
-:func:`load_archive` reads a file back (the last line of a table wins: a trim interrupted after the
-fsync archives the table again next time), for ``cinq replay --archive`` and ``cinq verify --archive``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 from service.domain.events import decode
 from service.domain.tables.state import CANCELLED, FINISHED, Table
+from service.store.archive import Archived, write_archive
 from service.store.decoding import as_text
 from service.store.keys import Keys
 from service.store.repository import fold
+from service.store.scan import entry_time, event_keys, raw_events
 from service.write.projection import touched
 
 # Deletes a room's index only if it still points at the trimmed table (a newer table may own it).
@@ -45,56 +39,6 @@ _DEL_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL'
 _KEPT_PF = (":stats", ":prefs", ":counted", ":dirty")
 _TOKENS = re.compile(r"[:{}]")
 
-
-
-@dataclass(frozen=True)
-class Archived:
-    """One table as the archive holds it."""
-
-    table: str
-    phase: str
-    events: list[str]
-    archived_at: float = 0.0
-
-
-def write_archive(path: str, tables: Iterable[Archived]) -> None:
-    """Append one JSON line per table to ``path``, then flush and fsync (the directory too when the
-    file is new, so that the file itself survives a crash)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    new = not os.path.exists(path)
-    with open(path, "ab") as f:
-        for a in tables:
-            f.write(orjson.dumps({"table": a.table, "phase": a.phase, "archived_at": a.archived_at,
-                                  "events": a.events}) + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    if new:
-        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def load_archive(path: str) -> dict[str, Archived]:
-    """Every table of an archive file by id (the last line of a table wins).
-
-    Raises ``OSError`` if the file cannot be read and ``ValueError`` on a line that is not an archived
-    table (the operator is told which line).
-    """
-    out: dict[str, Archived] = {}
-    with open(path, "rb") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = orjson.loads(line)
-                a = Archived(str(d["table"]), str(d["phase"]), [str(e) for e in d["events"]],
-                             float(d.get("archived_at", 0.0)))
-            except (orjson.JSONDecodeError, KeyError, TypeError) as e:
-                raise ValueError(f"{path}:{n}: not an archived table ({type(e).__name__})") from e
-            out[a.table] = a
-    return out
 
 
 async def _pf_keys_of(redis: Any, keys: Keys, tables: set[str]) -> list[str]:
@@ -170,11 +114,6 @@ async def sweep_orphans(redis: Any, keys: Keys) -> int:
     return len(orphans)
 
 
-def _at(fields: Any) -> float:
-    raw = fields.get(b"e") or fields.get("e")
-    return float(orjson.loads(raw).get("at", 0.0)) if raw else 0.0
-
-
 async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[str, list[str], Table]]:
     """The finished or cancelled tables whose last event is older than ``cutoff`` (unix seconds), with
     their raw events; lobbies and running matches never.
@@ -182,9 +121,7 @@ async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[s
     The last event of every table is read first (pipelined), so that only the tables idle since before
     ``cutoff`` are read whole: an hourly retention does not load every live table.
     """
-    from service.ops.operator import _event_keys, _raw_events
-
-    found = await _event_keys(redis, keys)
+    found = await event_keys(redis, keys)
     old = []
     for i in range(0, len(found), 500):
         chunk = found[i:i + 500]
@@ -192,11 +129,11 @@ async def finished_tables(redis: Any, keys: Keys, cutoff: float) -> list[tuple[s
         for key, _ in chunk:
             pipe.xrevrange(key, count=1)
         for (_, table_id), last in zip(chunk, await pipe.execute(), strict=True):
-            if last and _at(last[0][1]) < cutoff:
+            if last and entry_time(last[0][1]) < cutoff:
                 old.append(table_id)
     picked = []
     for table_id in old:
-        raws = await _raw_events(redis, keys.events(table_id))
+        raws = await raw_events(redis, keys.events(table_id))
         t = fold(table_id, None, raws)
         # A finished or cancelled table never changes again: what is read now is what is archived.
         if t is not None and t.status in (FINISHED, CANCELLED):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.ops.settings import Settings
+from service.foundation.settings import Settings
 
 
 def test_empty_environment_variables_fall_back_to_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,8 +43,8 @@ def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch, de
 
 
 def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> None:
+    from service.foundation.settings import DEV_SECRET
     from service.ops.runtime import connect
-    from service.ops.settings import DEV_SECRET
 
     with pytest.warns(UserWarning, match="CINQ_TOKEN_SECRETS"):
         connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[DEV_SECRET]))

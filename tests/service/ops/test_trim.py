@@ -1,6 +1,7 @@
-"""``cinq trim`` and the retention (``service.ops.archive``, ``service.ops.retention``): a finished table
-leaves Redis entirely (every key of it, compared by SCAN, and ``used_memory`` back within 1 KB a table), what
-outlives it stays, and the archive file replays and verifies (``cinq replay/verify --archive``)."""
+"""``cinq trim`` and the retention (``service.ops.trim``, ``service.store.archive``,
+``service.ops.retention``): a finished table leaves Redis entirely (every key of it, compared by SCAN,
+and ``used_memory`` back within 1 KB a table), what outlives it stays, and the archive file replays and
+verifies (``cinq replay/verify --archive``)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import pytest
 from service.domain.commands import TableCommand
 from service.domain.identities import Room
 from service.domain.tables.state import CANCELLED, FINISHED
-from service.ops import archive, operator, retention
+from service.ops import operator, retention, trim
 from service.ops.cli import main
 from service.platform.platform_state import PlatformState
+from service.store import archive, scan
 from service.store.repository import load
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, play_with_bots
 
@@ -71,7 +73,7 @@ async def test_trim_removes_every_key_of_a_finished_table(any_redis, tmp_path):
     grown = await _keys(h.redis) - before
     assert any(fin in k for k in grown) and any(k.startswith("pf:") and fin in k for k in grown)
     path = str(tmp_path / "a.jsonl")
-    assert await archive.trim(h.redis, h.keys, 1, path, now=h.clock.now + 2 * DAY) == [fin]
+    assert await trim.trim(h.redis, h.keys, 1, path, now=h.clock.now + 2 * DAY) == [fin]
     left = await _keys(h.redis) - before
     assert not [k for k in left if fin in k], "a key of the trimmed table is left"
     assert sorted(k for k in left if not OUTLIVE.match(k)) == []
@@ -90,7 +92,7 @@ async def test_a_late_command_to_a_trimmed_table_leaves_nothing_after_the_next_t
     h = Harness(any_redis)
     fin = await _finished(h, 1)
     path = str(tmp_path / "a.jsonl")
-    assert await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == [fin]
+    assert await trim.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == [fin]
     # A button pressed long after: refused (no such table), and its id marked as any refusal's.
     late = TableCommand(id="late", table=fin, name="hand", actor=BEA, room=_room(1), locale="en")
     await h.redis.xadd(h.keys.commands_for(fin), {"c": late.dumps()})
@@ -101,7 +103,7 @@ async def test_a_late_command_to_a_trimmed_table_leaves_nothing_after_the_next_t
             break
     assert await h.redis.exists(h.keys.done(fin)), "the refusal marks its id (the case swept)"
     assert not await h.redis.exists(h.keys.events(fin))
-    assert await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == []
+    assert await trim.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1) == []
     assert [k async for k in h.redis.scan_iter(match=f"*{fin}*")] == []
 
 
@@ -130,7 +132,7 @@ async def test_trim_gives_back_the_memory_of_the_tables(real_redis, tmp_path):
     await _finished(h, 0)
     for b in range(h.keys.buckets):
         await h.redis.xadd(h.keys.outbox(b), {"m": "{}"})
-    await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1)
+    await trim.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1)
     base = await settle_shared()
     # Enough tables that a fixed few tens of KB (the Lua heap, the keyspace's tables) stay under the
     # bound: the measure is per table.
@@ -139,7 +141,7 @@ async def test_trim_gives_back_the_memory_of_the_tables(real_redis, tmp_path):
         await _finished(h, i)
     full = await settle_shared()
     assert full - base > n * 4096, "the tables should have cost something"
-    trimmed = await archive.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1)
+    trimmed = await trim.trim(h.redis, h.keys, 0, path, now=h.clock.now + 1)
     assert len(trimmed) == n
     after = await settle_shared()
     assert after - base <= n * 1024, (base, full, after)
@@ -153,9 +155,9 @@ def _archived(path) -> tuple[str, str, list[str]]:
         fin = await _finished(h, 1)
         await h.send(CAL, "/new cinquillo", room=_room(2))
         await h.send(CAL, "/cancel", room=_room(2))
-        cancelled = next(i.id for i in await operator.list_tables(h.redis, h.keys) if i.phase == CANCELLED)
+        cancelled = next(i.id for i in await scan.list_tables(h.redis, h.keys) if i.phase == CANCELLED)
         events = await h.events(fin)
-        trimmed = await archive.trim(h.redis, h.keys, 0, str(path), now=h.clock.now + 1)
+        trimmed = await trim.trim(h.redis, h.keys, 0, str(path), now=h.clock.now + 1)
         assert sorted(trimmed) == sorted([fin, cancelled])
         assert await h.redis.exists(h.keys.events(fin)) == 0
         return fin, cancelled, events
