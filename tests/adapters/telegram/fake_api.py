@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,26 @@ from aiohttp import web
 
 BOT_ID = 4242
 BOT_USERNAME = "cinq_test_bot"
+# The calls that send or edit a message: what Telegram's flood limits count.
+SENDS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+
+
+@dataclass(frozen=True)
+class FloodLimits:
+    """Telegram's flood limits (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this):
+    about one message a second in a chat, twenty a minute in a group, thirty a second overall.
+    Counted when a call arrives; a refused call is not counted."""
+
+    chat_interval_s: float = 1.0
+    group_per_window: int = 20
+    window_s: float = 60.0
+    global_per_s: int = 30
+    second_s: float = 1.0
+
+    def scaled(self, k: float) -> FloodLimits:
+        """The same limits with every duration multiplied by ``k``."""
+        return FloodLimits(self.chat_interval_s * k, self.group_per_window, self.window_s * k,
+                           self.global_per_s, self.second_s * k)
 
 
 @dataclass
@@ -85,6 +107,11 @@ class FakeTelegram:
     fail_set_webhook: bool = False
     slow: dict[int, float] = field(default_factory=dict)  # chat -> seconds its calls take to answer
     frozen: set[tuple[int, int]] = field(default_factory=set)  # (chat, message id): too old to edit
+    enforce: FloodLimits | None = None  # Telegram's flood limits, kept by the server (None: not kept)
+    flooded: list[Call] = field(default_factory=list)  # the calls refused with 429 by ``enforce``
+    _last: dict[int, float] = field(default_factory=dict)  # chat -> when its last message call came
+    _windows: dict[int, deque[float]] = field(default_factory=dict)  # group -> its calls in the window
+    _second: deque[float] = field(default_factory=deque)  # every chat's calls in the last second
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: dict[int, int] = field(default_factory=dict)
     _seq: int = 0
@@ -193,6 +220,15 @@ class FakeTelegram:
                 return web.json_response({"ok": False, "error_code": 429,
                                           "description": f"Too Many Requests: retry after {after}",
                                           "parameters": {"retry_after": after}}, status=429)
+        if self.enforce is not None and method in SENDS and call.chat is not None:
+            wait = self._over_limit(call.chat, call.at)
+            if wait > 0:
+                call.ok = False
+                self.flooded.append(call)
+                after = max(1, math.ceil(wait))
+                return web.json_response({"ok": False, "error_code": 429,
+                                          "description": f"Too Many Requests: retry after {after}",
+                                          "parameters": {"retry_after": after}}, status=429)
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
             call.ok = False
@@ -210,6 +246,30 @@ class FakeTelegram:
             call.ok = False
             return _error(status, result)
         return web.json_response({"ok": True, "result": result})
+
+    def _over_limit(self, chat: int, now: float) -> float:
+        """How long the call to ``chat`` arriving at ``now`` came too early (0: within the limits; then
+        it is counted)."""
+        lim = self.enforce
+        assert lim is not None
+        waits = [self._last.get(chat, -1e9) + lim.chat_interval_s - now]
+        window = self._windows.setdefault(chat, deque()) if chat < 0 else None
+        if window is not None:
+            while window and window[0] <= now - lim.window_s:
+                window.popleft()
+            if len(window) >= lim.group_per_window:
+                waits.append(window[0] + lim.window_s - now)
+        while self._second and self._second[0] <= now - lim.second_s:
+            self._second.popleft()
+        if len(self._second) >= lim.global_per_s:
+            waits.append(self._second[0] + lim.second_s - now)
+        wait = max(waits)
+        if wait <= 0:
+            self._last[chat] = now
+            if window is not None:
+                window.append(now)
+            self._second.append(now)
+        return wait
 
     def _chat(self, chat: int) -> dict[str, Any]:
         if chat < 0:
