@@ -107,6 +107,10 @@ class Show:
     who: str = ""  # the player's name, for a hand (to tell them in the group how to start the bot)
     linger: bool = False  # a group's running table: waits longer, so that several moves merge
     locale: str = "en"
+    # A hand that gives the person their turn: nothing more comes to the slot until they act, so it goes
+    # at once instead of waiting coalesce_s for content to merge (and cuts short such a wait when it
+    # merges into an edit already waiting).
+    turn: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ No Bot API here: :class:`Flood` only waits and counts (:mod:`adapters.telegram.s
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -96,14 +95,6 @@ class Flood:
         ones, and the next move waits a whole interval (bench/telegram.py: median 2.0 s -> 1.5 s)."""
         ready = self.table_at(chat, slot)
         return fresh if ready <= fresh else ready + self.limits.group_hold_s
-
-    async def hold_until(self, t: float) -> None:
-        """Hold an edit back until ``t`` so that later content merges into it, unless the process is
-        stopping (:attr:`hurry`): then no later content is coming, and the edit goes now."""
-        delay = t - self.clock()
-        if delay > 0 and not self.hurry.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.hurry.wait(), delay)
 
     async def hold_table(self, chat: ChatFlood, slot: tuple[str, str], held: Held) -> None:
         """Hold a group's running table until its edit is due (:meth:`table_due`), recomputed each

@@ -146,7 +146,7 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
             content = Content(clip(text), keys.rows + web, keys.pages)
             out.ops.append(Show(chat, table, MAIN, (msg.version, HAND_RANK), content, (msg.id,),
                                 who=to.player.name or to.player.user, locale=loc,
-                                fresh=msg.id.startswith(HAND_PREFIX)))
+                                fresh=msg.id.startswith(HAND_PREFIX), turn=bool(msg.actions)))
         else:
             out.ops += reply_ops(msg, chat, web, bot_username)
         return out

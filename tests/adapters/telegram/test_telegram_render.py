@@ -49,6 +49,9 @@ def test_a_hand_goes_to_the_players_private_chat_with_one_button_per_legal_move(
     assert isinstance(op, Show) and op.chat == "9" and op.rank == (7, HAND_RANK)
     assert op.content.rows == ((("5 of coins", "data", "1tab.0.7.=5o.x"),),
                                ((translate("en", "tg.btn.pass"), "data", "1tab.0.7.-.x"),))
+    assert op.turn  # the person's turn: it goes without waiting to merge (test_telegram_sender.py)
+    [waiting] = route(msg(Recipient(player=ANA), "hand", {"hand": ["5o"]}), bot_username="b").ops
+    assert isinstance(waiting, Show) and not waiting.turn
 
 
 def test_replies_are_posted_and_other_platforms_are_ignored():

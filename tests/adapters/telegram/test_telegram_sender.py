@@ -36,8 +36,8 @@ async def api() -> AsyncIterator[tuple[FakeTelegram, Bot]]:
     await fake.stop()
 
 
-def show(version: int, text: str, chat: int = USER) -> Show:
-    return Show(str(chat), "tab", MAIN, (version, 0), Content(text))
+def show(version: int, text: str, chat: int = USER, turn: bool = False) -> Show:
+    return Show(str(chat), "tab", MAIN, (version, 0), Content(text), turn=turn)
 
 
 async def _want(state: PlatformState, op: Show) -> None:
@@ -57,6 +57,37 @@ async def test_edits_of_one_message_merge_and_identical_edits_are_not_sent(api, 
     [m] = fake.chat_messages(USER)
     assert m.text == "v6" and m.edits == 1
     assert sender.skipped == 1
+
+
+# Long enough that an edit waiting for it never goes out during a test: only what skips the wait does.
+FOREVER = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000, coalesce_s=3600)
+
+
+async def test_a_hand_that_gives_the_turn_goes_without_waiting_for_edits_to_merge(api, fake_redis):
+    fake, bot = api
+    other = 8
+    fake.started.add(other)
+    sender = Sender(bot, PlatformState(fake_redis), FOREVER)
+    waiting = sender.submit(show(1, "the mover's hand", chat=other))
+    await asyncio.wait_for(sender.deliver(show(1, "your turn", turn=True)), 60)  # never waits coalesce_s
+    assert [c.params["text"] for c in fake.calls] == ["your turn"]
+    assert not waiting.done()  # an edit that gives no turn still waits to merge
+    sender.hurry()
+    await asyncio.wait_for(waiting, 60)
+    assert [c.params["text"] for c in fake.calls] == ["your turn", "the mover's hand"]
+
+
+async def test_a_turn_merging_into_a_waiting_edit_sends_it_at_once_with_the_turn(api, fake_redis):
+    # A private match: the mover's hand waits to merge, the AI players answer, the person's turn comes.
+    fake, bot = api
+    sender = Sender(bot, PlatformState(fake_redis), FOREVER)
+    first = sender.submit(show(1, "played 5o"))
+    await asyncio.sleep(0.05)  # the first edit is waiting
+    assert fake.calls == []
+    ai = sender.submit(show(2, "an AI player played"))
+    turn = sender.submit(show(3, "your turn again", turn=True))
+    await asyncio.wait_for(asyncio.gather(first, ai, turn), 60)
+    assert [(c.method, c.params["text"]) for c in fake.calls] == [("sendMessage", "your turn again")]
 
 
 async def test_a_429_is_waited_out_and_the_latest_content_goes(api, fake_redis):
