@@ -14,6 +14,9 @@ forged or expired credential gets 401, a move by a spectator or with another tab
   entry id as its SSE id (``Last-Event-ID`` on a reconnect resumes after it);
 - ``POST /api/move?k=`` ``{"token", "id"}``: an action token from the viewer's own hand message;
 - ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end);
+  403 ``embargoed`` while other tables still play its deal (a tournament round's: G-1,
+  :mod:`service.domain.embargo`), as ``/api/state`` and ``/api/events`` are for anyone not seated
+  at such a table;
 - ``GET /healthz``, ``/readyz``, ``/metrics`` as every role serves them (:mod:`service.ops.health`).
 """
 
@@ -38,7 +41,7 @@ from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_routes
-from service.platform.watch import Watch
+from service.platform.watch import Embargoed, Watch
 from service.protocol.i18n import pick_locale, translate
 from service.write.gateway import Gateway
 
@@ -132,9 +135,15 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         return web.json_response({"k": k, "table": table, "locale": pick_locale(data.language_code)},
                                  headers=_SECURITY_HEADERS)
 
+    async def now(v: Viewer) -> list[Any] | None:
+        try:
+            return await watch.now(v.table, v.person, v.locale)
+        except Embargoed:
+            raise refusal(403, "embargoed", v.locale) from None
+
     async def state(request: web.Request) -> web.Response:
         v = await viewer(request)
-        msgs = await watch.now(v.table, v.person, v.locale)
+        msgs = await now(v)
         if msgs is None:
             raise refusal(404, "not_found", v.locale)
         return web.json_response({"table": v.table, "spectator": v.person is None, "locale": v.locale,
@@ -148,7 +157,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         if not re.fullmatch(r"\d{1,20}-\d{1,20}", after):
             after = ""
         position = after or await watch.last_id(v.table)
-        msgs = await watch.now(v.table, v.person, v.locale)
+        msgs = await now(v)
         if msgs is None:
             raise refusal(404, "not_found", v.locale)
         metrics.feeds.inc()
@@ -207,7 +216,10 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         table = request.match_info["table"]
         if not _TABLE_RE.match(table):
             raise refusal(404, "not_found", lang)
-        found = await watch.replay(table)
+        try:
+            found = await watch.replay(table)
+        except Embargoed:
+            raise refusal(403, "embargoed", lang) from None
         if found is None:
             raise refusal(404, "not_finished", lang)
         return web.json_response(found, headers={"Cache-Control": "max-age=60"})

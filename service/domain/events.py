@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from service.domain.embargo import Embargo
 from service.domain.identities import Player, Room
 
 
@@ -37,6 +38,9 @@ class TableCreated(Event):
     # A tournament's table (service.tournaments): it posts in no room, since every table of its round
     # plays the same deal and its public moves would show the other tables' hidden cards (G-1).
     tournament: str | None = None
+    # A deal shared with other tables (a deal of the day): what shows it waits until the embargo
+    # lifts (service.domain.embargo).  A tournament's table has one implicitly, from ``tournament``.
+    embargo: Embargo | None = None
 
 
 class RoomAttached(Event):

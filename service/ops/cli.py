@@ -38,8 +38,10 @@ from service.ops.runtime import Runtime, build
 from service.protocol import text
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
+from service.store import repository
 from service.store.archive import load_archive
 from service.tournaments.director import Director
+from service.tournaments.embargoes import Embargoes
 from service.write.reindex import reindex
 
 ADAPTERS_GROUP = "cinq.adapters"
@@ -70,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     for cmd in (verify, replay):
         cmd.add_argument("table")
         cmd.add_argument("--archive", metavar="FILE", help="read the table from an archive (cinq trim)")
+        cmd.add_argument("--reveal", action="store_true",
+                         help="also a table whose deal other tables still play (withheld otherwise)")
     replay.add_argument("--lang", default="en", choices=("es", "en"), help="the language (default en)")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
     ratings = sub.add_parser("ratings", help="the ratings projection (issue 15)")
@@ -124,8 +128,10 @@ async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[as
         await runner.cleanup()
 
 
-async def _stored(settings: Settings, table: str, archive: str | None) -> list[Any] | None:
-    """The table's events, decoded: from the archive file if given, else from Redis (None: no table)."""
+async def _stored(settings: Settings, table: str, archive: str | None, reveal: bool) -> list[Any] | None:
+    """The table's events, decoded: from the archive file if given, else from Redis (None: no table).
+    A table in Redis whose deal other tables may still be playing (service.domain.embargo) is withheld
+    unless ``reveal`` (an archive holds tables finished days ago: their rounds are long over)."""
     if archive is not None:
         try:
             found = load_archive(archive).get(table)
@@ -133,12 +139,17 @@ async def _stored(settings: Settings, table: str, archive: str | None) -> list[A
             raise SystemExit(f"cinq: cannot read the archive: {e}") from e
         raws = found.events if found is not None else []
     else:
-        raws = await build(settings).store.events(table)
+        rt = build(settings)
+        raws = await rt.store.events(table)
+        t = await repository.load(rt.store, table) if raws and not reveal else None
+        if t is not None and t.status == "finished" and not await Embargoes(rt.redis, rt.keys).deal_shown(t):
+            raise SystemExit(f"cinq: {table} deals the same cards as tables still playing: "
+                             "withheld until they finish (--reveal shows it anyway)")
     return [decode(e) for e in raws] or None
 
 
-async def _verify(settings: Settings, table: str, archive: str | None) -> int:
-    stored = await _stored(settings, table, archive)
+async def _verify(settings: Settings, table: str, archive: str | None, reveal: bool = False) -> int:
+    stored = await _stored(settings, table, archive, reveal)
     if stored is None:
         print(f"cinq verify: no such table: {table}", file=sys.stderr)
         return 1
@@ -149,8 +160,9 @@ async def _verify(settings: Settings, table: str, archive: str | None) -> int:
     return 0 if verdict.ok else 1
 
 
-async def _replay(settings: Settings, table: str, archive: str | None, lang: str) -> int:
-    stored = await _stored(settings, table, archive)
+async def _replay(settings: Settings, table: str, archive: str | None, lang: str,
+                  reveal: bool = False) -> int:
+    stored = await _stored(settings, table, archive, reveal)
     if stored is None:
         print(f"cinq replay: no such table: {table}", file=sys.stderr)
         return 1
@@ -217,8 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         rt = build(settings)
         return asyncio.run(operator.run(args, rt.redis, rt.keys))
     if args.command == "replay":
-        return asyncio.run(_replay(settings, args.table, args.archive, args.lang))
-    return asyncio.run(_verify(settings, args.table, args.archive))
+        return asyncio.run(_replay(settings, args.table, args.archive, args.lang, args.reveal))
+    return asyncio.run(_verify(settings, args.table, args.archive, args.reveal))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from service.ops.trim import trim
 from service.store.decoding import as_text
 from service.store.keys import Keys
 from service.store.scan import info_of, list_tables, raw_events, seat_name
+from service.tournaments.embargoes import Embargoes
 
 COMMANDS = ("tables", "inspect", "dead-letters", "trim", "stats")
 
@@ -69,8 +70,9 @@ async def cmd_inspect(redis: Any, keys: Keys, table: str, out: TextIO, *, reveal
     if got is None:
         raise OperatorError(f"no such table: {table}")
     info, t = got
-    # The seed is shown to everyone when a match finishes; a cancelled match never revealed it.
-    hide = t.status != FINISHED and not reveal
+    # The seed is shown to everyone when a match finishes (unless other tables still play its deal:
+    # service.domain.embargo); a cancelled match never revealed it.
+    hide = not reveal and (t.status != FINISHED or not await Embargoes(redis, keys).deal_shown(t))
     for v, raw in enumerate(raws, 1):
         print(f"{v:>5} {_redact(raw, hide)}", file=out)
     print(f"table {info.id}: {info.game}, {info.phase}, version {info.version}, "

@@ -22,9 +22,11 @@ from typing import Any
 
 import orjson
 
+from service.domain.embargo import embargo_of, may_open, seated
 from service.domain.identities import Player
 from service.domain.tables.current import current_messages
 from service.domain.tables.replay import replay_views
+from service.domain.tables.state import FINISHED
 from service.foundation.settings import Settings
 from service.platform.outbox import Message
 from service.store import repository
@@ -32,11 +34,17 @@ from service.store.decoding import as_text
 from service.store.event_store import EventStore
 from service.store.keys import Keys
 from service.store.streams import StreamReader
+from service.tournaments.embargoes import Embargoes
 
 Entry = tuple[str, Message]
 """An outbox entry id (empty for a message built on demand) and its message."""
 
 _PUBLIC_KINDS = frozenset({"table", "match_over"})
+
+
+class Embargoed(Exception):
+    """The table deals cards that other tables still play, and this viewer is not seated at it: it
+    stays closed to them until the embargo lifts (:mod:`service.domain.embargo`, G-1)."""
 
 
 def visible(msg: Message, table: str, person: Player | None) -> bool:
@@ -76,6 +84,7 @@ class Watch:
         self.settings = settings
         self.keys = Keys.of(settings)
         self.store = EventStore(redis, self.keys)
+        self.embargoes = Embargoes(redis, self.keys, store=self.store)
         self.secret = settings.secrets_bytes()[0]
         self.block_ms = block_ms
         self.reader = StreamReader(redis)
@@ -90,12 +99,19 @@ class Watch:
         return as_text(last[0][0]) if last else "0-0"
 
     async def now(self, table: str, person: Player | None, locale: str) -> list[Message] | None:
-        """What ``person`` (None: a spectator) is shown of the table now (None: no such table)."""
+        """What ``person`` (None: a spectator) is shown of the table now (None: no such table).
+        Raises :class:`Embargoed` if the table's deal is shared and they may not open it yet."""
         t = await repository.load(self.store, table)
         if t is None:
             return None
+        if embargo_of(t) is None or (t.status != FINISHED and seated(t, person)):
+            lifted = True  # (a seated person's running match shows no seed: no need to ask)
+        else:
+            lifted = await self.embargoes.lifted(t)
+        if not may_open(t, person, lifted):
+            raise Embargoed(table)
         return [Message.model_validate(m).rendered(locale)
-                for m in current_messages(t, person, self.secret, locale)]
+                for m in current_messages(t, person, self.secret, locale, lifted=lifted)]
 
     async def seat_of(self, table: str, person: Player) -> int | None:
         """The seat ``person`` plays at the table now (None: not seated, or no such table)."""
@@ -103,7 +119,14 @@ class Watch:
         return t.seat_of(person) if t is not None else None
 
     async def replay(self, table: str) -> dict[str, Any] | None:
-        """A finished table's public replay (:func:`service.domain.tables.replay.replay_views`), or None."""
+        """A finished table's public replay (:func:`service.domain.tables.replay.replay_views`), or
+        None (no such table, or not finished).  Raises :class:`Embargoed` while other tables may
+        still be playing its deal."""
+        t = await repository.load(self.store, table)
+        if t is None or t.status != FINISHED:
+            return None
+        if not await self.embargoes.deal_shown(t):
+            raise Embargoed(table)
         stored = await repository.history(self.store, table)
         return replay_views(stored) if stored else None
 

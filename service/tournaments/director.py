@@ -80,6 +80,21 @@ def tournament_id(secret: bytes, command_id: str | None) -> str:
     return "T" + base64.b32encode(raw).decode()[:9].lower()
 
 
+def events_key(keys: Keys, tid: str) -> str:
+    """A tournament's events (the truth)."""
+    return f"{keys.prefix}tn:{{{keys.bucket(tid)}}}:{tid}:events"
+
+
+async def load_tournament(redis: Any, keys: Keys, tid: str | None) -> Tournament | None:
+    """A tournament as stored (None: no such tournament)."""
+    if not tid:
+        return None
+    t = None
+    for _, fields in await redis.xrange(events_key(keys, tid)):
+        t = evolve(t, decode(fields.get(b"e") or fields.get("e")).event, tid=tid)
+    return t
+
+
 def report(pipe: Any, keys: Keys, tournament: str, rec: MatchRecord) -> None:
     """Queue a finished table's report to its tournament (the worker, after its append)."""
     cmd = TableCommand(id=f"fin:{rec.table}", table=tournament, name="table_finished",
@@ -111,16 +126,12 @@ class Director(LeasedReader):
     def _keys(self, tid: str) -> list[str]:
         b = self.keys.bucket(tid)
         base = f"{self.keys.prefix}tn:{{{b}}}:{tid}"
-        return [f"{base}:events", f"{base}:snap", f"{base}:done", self.keys.outbox(b), self.keys.due(b)]
+        return [events_key(self.keys, tid), f"{base}:snap", f"{base}:done", self.keys.outbox(b),
+                self.keys.due(b)]
 
     async def load(self, tid: str | None) -> Tournament | None:
         """A tournament as stored (None: no such tournament)."""
-        if not tid:
-            return None
-        t = None
-        for _, fields in await self.redis.xrange(self._keys(tid)[0]):
-            t = evolve(t, decode(fields.get(b"e") or fields.get("e")).event, tid=tid)
-        return t
+        return await load_tournament(self.redis, self.keys, tid)
 
     def _redis_error(self, e: BaseException) -> None:
         self.log.warning("redis_error", error=logs.error_text(e))

@@ -31,6 +31,7 @@ BOT_GRACE_MS = 2_000
 # A command for a table not created yet waits at most this long (and this many cycles) for it.
 WAIT_FOR_TABLE_S = 2.0
 MAX_WAITS = 50
+_NONE_LIFTED: frozenset[str] = frozenset()
 
 
 def new_seed() -> str:
@@ -73,6 +74,8 @@ class TableBatch:
     # commands for a table that does not exist yet, put back to wait for its creation (see may_wait)
     waiting: list[Entry] = field(default_factory=list)
     failed: list[tuple[Entry, BaseException]] = field(default_factory=list)
+    # For a /replay: whether the embargo on its shared deal has lifted (service.tournaments.embargoes).
+    lifted: bool = False
 
 
 @dataclass
@@ -124,8 +127,9 @@ class Planner:
         # gives the thinker a moment before its next cycle instead of spinning.
         self.parked = False
 
-    def context(self) -> Context:
-        """What deciding one command needs from outside: the time, seeds, the AI, the secrets."""
+    def context(self, lifted: frozenset[str] = frozenset()) -> Context:
+        """What deciding one command needs from outside: the time, seeds, the AI, the secrets (and
+        the tables whose shared deal may be shown now)."""
         s = self.settings
         # One per command: filled in directly, as a frozen dataclass's __init__ would (field by
         # field through object.__setattr__, three times slower).
@@ -133,7 +137,7 @@ class Planner:
         ctx.__dict__.update(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
                             token_secrets=self.secrets, turn_seconds=s.turn_seconds,
                             timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level,
-                            lobby_idle_s=s.lobby_idle_s)
+                            lobby_idle_s=s.lobby_idle_s, lifted=lifted)
         return ctx
 
     def plan(self, b: TableBatch, history: list[Stored] | None = None) -> None:
@@ -153,7 +157,7 @@ class Planner:
             if t is None and not cmd.creates_table and self.may_wait(cmd):
                 b.waiting.append(e)
                 continue
-            ctx = self.context()
+            ctx = self.context(frozenset((b.table,)) if b.lifted else _NONE_LIFTED)
             try:
                 d, msgs, outcome = self._decide(t, cmd, ctx, history)
             except bots.Thinking:  # decided again in a later cycle, once the move is ready

@@ -37,6 +37,7 @@ from service.store.leases import Leases
 from service.store.packing import use_hiredis_packing
 from service.store.repository import from_loaded, history
 from service.store.streams import parse
+from service.tournaments.embargoes import Embargoes
 from service.write import bots
 from service.write.finishing import Finishing
 from service.write.intake import Intake
@@ -68,6 +69,7 @@ class Worker(Intake, Finishing):
         self.settings = settings
         self.keys = keys or Keys.of(settings)
         self.store = store or EventStore(redis, self.keys)
+        self.embargoes = Embargoes(redis, self.keys, store=self.store, clock=clock)
         self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
@@ -280,8 +282,11 @@ class Worker(Intake, Finishing):
                 b.before = from_loaded(b.table, ld)
 
     async def _histories(self, batches: list[TableBatch]) -> dict[str, list[Stored]]:
-        """The events of the tables a ``/replay`` of this batch shows (read before deciding, so that
-        deciding does no IO)."""
-        wanted = [b.table for b in batches if b.before is not None
+        """The events of the tables a ``/replay`` of this batch shows, and whether their deal may be
+        shown (read before deciding, so that deciding does no IO)."""
+        wanted = [b for b in batches if b.before is not None
                   and any(e.cmd is not None and e.cmd.name == "replay" for e in b.entries)]
-        return {t: await history(self.store, t) for t in wanted}
+        for b in wanted:
+            assert b.before is not None
+            b.lifted = await self.embargoes.lifted(b.before)
+        return {b.table: await history(self.store, b.table) for b in wanted}

@@ -4,6 +4,7 @@ and how seats are named in messages.  Pure."""
 from __future__ import annotations
 
 from service.domain import events as ev
+from service.domain.embargo import embargo_of
 from service.domain.events import Event
 from service.domain.identities import Player
 from service.domain.tables.state import Table
@@ -22,6 +23,15 @@ def seat_name(t: Table, seat: int) -> text.Item:
     if s.human and s.player is not None:
         return person(s.player)
     return text.t("table.bot_name", n=seat + 1)
+
+
+def finished_line(t: Table, shown: bool) -> text.Item:
+    """The end of the match: who won, and the deal's seed (the check of the commitment) when
+    ``shown``, else only that it comes once the other tables playing the deal have finished (G-1)."""
+    winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
+    if not shown:
+        return text.t("table.finished_withheld", winners=winners, commitment=t.commitment or "")
+    return text.t("table.finished", winners=winners, seed=t.seed or "", commitment=t.commitment or "")
 
 
 def names(t: Table) -> list[text.Item]:
@@ -68,9 +78,8 @@ class _Lines(EventVisitor[Table, "text.Item | None"]):
         return text.t(f"table.bot_took_seat_{e.reason}", name=name)
 
     def match_finished(self, e: ev.MatchFinished, t: Table) -> text.Item | None:
-        winners = [seat_name(t, w) for w in e.result.get("winners", [])]
-        return text.t("table.finished", winners=text.joined(winners), seed=t.seed or "",
-                      commitment=t.commitment or "")
+        # Said as it happens: a deal other tables share is still theirs to play (service.domain.embargo).
+        return finished_line(t, shown=embargo_of(t) is None)
 
     def table_cancelled(self, e: ev.TableCancelled, t: Table) -> text.Item | None:
         if e.reason in ("empty", "idle"):

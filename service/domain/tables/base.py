@@ -43,6 +43,9 @@ class Context:
     timeouts_to_bot: int = 3
     bot_level: str = "easy"
     lobby_idle_s: float = 0.0  # 0: a lobby never closes for being idle
+    # The tables whose shared deal may be shown now (service.domain.embargo; asked of the store before
+    # deciding, for the tables a /replay of the batch shows).
+    lifted: frozenset[str] = frozenset()
 
 
 @dataclass

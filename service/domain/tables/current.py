@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import engine
 from service.domain.commands import TableCommand
+from service.domain.embargo import deal_shown
 from service.domain.identities import Player
 from service.domain.messages import Wire, recipient_wire
 from service.domain.tables import notify
+from service.domain.tables.announce import finished_line
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.protocol import text
 
 
-def current_messages(t: Table, person: Player | None, secret: bytes, locale: str) -> list[Wire]:
+def current_messages(t: Table, person: Player | None, secret: bytes, locale: str, *,
+                     lifted: bool = True) -> list[Wire]:
     """The room's message and, when ``person`` sits at the table, their hand message (ids
-    ``now:<table>:<version>:<n>``: they are not in any outbox)."""
+    ``now:<table>:<version>:<n>``: they are not in any outbox).  ``lifted``: whether the embargo on a
+    deal the table shares has lifted (:mod:`service.domain.embargo`); if not, no seed is shown."""
     cmd = TableCommand(id=f"now:{t.id}:{t.version}", table=t.id, name="hand", locale=locale)
     out = notify._Out(cmd, t.id, t.version, t.game)
     out.deadline = notify.turn_deadline(t)
@@ -35,9 +39,7 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         view = notify.lobby_view(t)
     over = t.status == FINISHED
     if over and t.result is not None:
-        winners = [notify.seat_name(t, w) for w in t.result.get("winners", [])]
-        lines.append(text.t("table.finished", winners=text.joined(winners), seed=t.seed or "",
-                            commitment=t.commitment or ""))
+        lines.append(finished_line(t, shown=deal_shown(t, lifted)))
     out.add(recipient_wire(), locale, "match_over" if over else "table", lines, view,
             seats=notify.seat_people(t) if over else None)
     seat = t.seat_of(person)

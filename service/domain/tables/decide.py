@@ -25,6 +25,7 @@ from service.domain.commands import (
     Tick,
     Unknown,
 )
+from service.domain.embargo import deal_shown
 from service.domain.events import (
     MovePlayed,
     SeatTakenByBot,
@@ -88,7 +89,7 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
         case Plain(name="hand"):
             _hand(b, cmd)
         case Plain(name="replay"):
-            _replay(b)
+            _replay(b, ctx)
         case Unknown(name="kick"):  # a seat that is not a number
             lobby.kick(b, cmd, req.args.get("seat"), ctx)
         case _:  # the arguments do not have the command's shape
@@ -138,13 +139,13 @@ def _hand(b: Builder, cmd: TableCommand) -> None:
     require_seat(b.t, cmd)
 
 
-def _replay(b: Builder) -> None:
+def _replay(b: Builder, ctx: Context) -> None:
     # No event: the worker reads the whole stream and the notifier sends the replay.
     if b.t.status != FINISHED:
         raise Refused("not_finished", table=b.t.id)
-    if b.t.tournament is not None:
-        # Its deal is the round's: other tables may still be playing it (G-1).
-        raise Refused("tournament_replay", table=b.t.id)
+    if not deal_shown(b.t, b.t.id in ctx.lifted):
+        # Its deal is shared (a tournament round's): other tables may still be playing it (G-1).
+        raise Refused("deal_embargoed", table=b.t.id)
 
 
 def _tick(b: Builder, req: Tick, ctx: Context) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import engine
 from service.domain import events as ev
+from service.domain.embargo import Embargo
 from service.domain.events import Event
 from service.domain.identities import Player, Room
 from service.domain.visitor import EventVisitor
@@ -58,6 +59,8 @@ class Table:
     # events.TableCreated), whose boards count the match.
     tournament: str | None = None
     home: Room | None = None
+    # A deal other tables share (service.domain.embargo: see embargo_of, which also covers tournaments).
+    embargo: Embargo | None = None
 
     def seat_of(self, player: Player | None) -> int | None:
         """The seat a person plays at this table (still as a person), or None."""
@@ -98,10 +101,11 @@ class _Evolve(EventVisitor[Table | None, Table]):
         if e.tournament is not None:
             return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                          max_seats=e.max_seats, creator=e.creator, rooms=(), locale=e.locale,
-                         turn_seconds=e.turn_seconds, tournament=e.tournament, home=e.room)
+                         turn_seconds=e.turn_seconds, tournament=e.tournament, home=e.room,
+                         embargo=e.embargo)
         return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                      max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
-                     locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at)
+                     locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at, embargo=e.embargo)
 
     def _next(self, t: Table | None, **changes: Any) -> Table:
         """The table one version on, with ``changes``, for the events that change more than the
@@ -190,6 +194,7 @@ def to_snapshot(t: Table) -> dict[str, Any]:
     data["creator"] = t.creator.model_dump()
     data["rooms"] = [r.model_dump() for r in t.rooms]
     data["home"] = t.home.model_dump() if t.home else None
+    data["embargo"] = t.embargo.model_dump() if t.embargo else None
     data["seats"] = [{"player": s.player.model_dump() if s.player else None, "bot": s.bot,
                       "locale": s.locale, "timeouts": s.timeouts} for s in t.seats]
     data["engine"] = engine.snapshot(t.engine) if t.engine is not None else None
@@ -202,6 +207,7 @@ def from_snapshot(data: dict[str, Any]) -> Table:
     d["creator"] = Player.model_validate(d["creator"])
     d["rooms"] = tuple(Room.model_validate(r) for r in d["rooms"])
     d["home"] = Room.model_validate(d["home"]) if d.get("home") else None
+    d["embargo"] = Embargo.model_validate(d["embargo"]) if d.get("embargo") else None
     d["seats"] = tuple(Seat(player=Player.model_validate(s["player"]) if s["player"] else None,
                             bot=s["bot"], locale=s["locale"], timeouts=s["timeouts"]) for s in d["seats"])
     d["engine"] = engine.restore(d["engine"]) if d["engine"] is not None else None
