@@ -39,6 +39,7 @@ from service.foundation import logs
 from service.ops.health import add_routes
 from service.platform.delivery import DeliveryMetrics
 from service.platform.inbound import Admission, Answer
+from service.store.replicas import NotReplicated
 from service.write.gateway import Gateway
 
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
@@ -80,14 +81,22 @@ def problem(status: int, code: str, title: str, detail: str, headers: dict[str, 
                         headers=headers)
 
 
+def store_refusal(e: BaseException) -> tuple[str, str, str]:
+    """Why the store did not take an event: its problem type's last part, title and what happened."""
+    if isinstance(e, OutOfMemoryError):
+        return "store_full", "Service store full", "the service's store is full and refuses writes"
+    if isinstance(e, NotReplicated) or "NOREPLICAS" in str(e):
+        # Taken by the primary but not yet by the replicas a failover could promote: not acknowledged.
+        return ("store_not_replicated", "Service store not replicated",
+                "the service's store could not copy the event to its replicas in time")
+    return "store_unavailable", "Service unavailable", "the service's store is unavailable"
+
+
 def store_problem(e: BaseException) -> web.Response:
     """The 503 of an event the store did not take: full (Redis refuses writes for lack of memory,
-    ``store_full``) or unreachable or failing (``store_unavailable``), with the store's own message."""
-    if isinstance(e, OutOfMemoryError):
-        code, title = "store_full", "Service store full"
-        what = "the service's store is full and refuses writes"
-    else:
-        code, title, what = "store_unavailable", "Service unavailable", "the service's store is unavailable"
+    ``store_full``), not on enough replicas in time (``store_not_replicated``: a failover could have
+    lost it) or unreachable or failing (``store_unavailable``), with the store's own message."""
+    code, title, what = store_refusal(e)
     return problem(503, code, title, f"{what} ({logs.error_text(e, 200)}); retry later", {"Retry-After": "1"})
 
 
@@ -150,8 +159,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
         except (RedisError, OSError) as e:
             # Nothing was acted on (or the answer was forgotten): the platform's retry will act.
             status, resp = 503, store_problem(e)
-            log.warning("store_full" if isinstance(e, OutOfMemoryError) else "store_unavailable",
-                        platform=name, error=logs.error_text(e, 200))
+            log.warning(store_refusal(e)[0], platform=name, error=logs.error_text(e, 200))
         known = settings.platform(name) is not None
         metrics.inbound.labels(name if known else "(unknown)", str(status)).inc()
         return resp

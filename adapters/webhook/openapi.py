@@ -50,6 +50,9 @@ PROBLEMS: dict[str, Any] = {
              "connecting to redis:6379. Connection refused.); retry later", "store_unavailable"),
             ("Service store full", "the service's store is full and refuses writes (OutOfMemoryError: "
              "command not allowed when used memory > 'maxmemory'.); retry later", "store_full"),
+            ("Service store not replicated", "the service's store could not copy the event to its replicas "
+             "in time (NotReplicated: only 0 of 1 replicas confirmed the write within 1000 ms); retry later",
+             "store_not_replicated"),
             ("Service unavailable", "the service could not take the event now; retry later", "unavailable")],
 }
 """Each refusal status with its problem types: (title, an example detail, the type's last part)."""

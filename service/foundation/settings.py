@@ -22,6 +22,18 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
     # REDIS_URL names one node of a Redis Cluster (the client discovers the others).
     redis_cluster: bool = False
+    # Redis Sentinel: the sentinels' addresses ("host:port", a JSON list).  Set, every role finds the
+    # primary through them and follows a failover without a restart (REDIS_URL, if set, then only
+    # gives the database number, user and password).  See service.store.connection.
+    redis_sentinels: list[str] = Field(default_factory=list)
+    redis_sentinel_master: str = "cinq"
+    # Acknowledge nothing (a 202, a Telegram update, a command's ack, a delivery) before this many
+    # replicas have it (WAIT, or WAITAOF where the server has it and redis_waitaof), waiting at most
+    # redis_replica_timeout_ms; then "not yet" (503 + Retry-After, the command read again).  0: no
+    # wait (one Redis).  Required >= 1 with sentinels (service.store.replicas).
+    redis_min_replicas: int = Field(default=0, ge=0, le=16)
+    redis_replica_timeout_ms: int = Field(default=1000, ge=10, le=60_000)
+    redis_waitaof: bool = True
     # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.
     buckets: int = Field(default=1024, ge=1, le=16384)
     # Prepended to every key (a benchmark or a second deployment sharing one Redis).

@@ -14,6 +14,7 @@ from typing import Any
 
 from service.foundation.metrics import Metrics
 from service.foundation.settings import DEV_SECRET, Settings
+from service.store.connection import sentinel_client, unsafe
 from service.store.event_store import EventStore
 from service.store.keys import Keys
 from service.write.gateway import Gateway
@@ -21,15 +22,22 @@ from service.write.worker import Worker
 
 
 def connect(settings: Settings) -> tuple[Any, bool]:
-    """A ``redis.asyncio`` client for ``REDIS_URL`` (a cluster client with ``CINQ_REDIS_CLUSTER``), or
-    an embedded fakeredis (and True) without it."""
-    if settings.redis_url:
+    """A ``redis.asyncio`` client for ``REDIS_URL`` (a cluster client with ``CINQ_REDIS_CLUSTER``; the
+    primary the sentinels name with ``CINQ_REDIS_SENTINELS``), or an embedded fakeredis (and True)
+    without it.  A configuration that could lose an acknowledged move stops the process with one line
+    (:func:`service.store.connection.unsafe`)."""
+    problem = unsafe(settings)
+    if problem is not None:
+        raise SystemExit(f"cinq: refusing to start: {problem}")
+    if settings.redis_url or settings.redis_sentinels:
         import redis.asyncio as redis
 
         if DEV_SECRET in settings.token_secrets:
             warnings.warn("CINQ_TOKEN_SECRETS is the development default: anyone can forge action "
                           "tokens; set a long random secret", stacklevel=2)
-
+        if settings.redis_sentinels:
+            return sentinel_client(settings), False
+        assert settings.redis_url is not None
         if settings.redis_cluster:
             from redis.asyncio.cluster import RedisCluster
 

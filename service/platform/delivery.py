@@ -36,6 +36,10 @@ What it guarantees:
 - **Bounded.**  Every ``trim_s`` a process trims the outbox streams it acknowledged entries on: what
   every platform's group has acknowledged is removed (:meth:`service.store.groups.Group.trim`), never what
   one of them has not delivered; ``keep_s`` keeps a grace period for debugging (off by default).
+- **Nothing a failover takes back.**  With replicas (``CINQ_REDIS_MIN_REPLICAS``), what a read brought
+  is handed to the lanes only once the replicas have it (:mod:`service.store.replicas`): a platform is
+  never shown a message, or a table version, that a failover to a replica would undo.  Too few in time
+  is a Redis error: the entries stay pending and are read again.
 - **Never silently away.**  A message whose handler raised :class:`Permanent`, or :class:`Retry` for
   the last allowed attempt, goes to the platform's dead-letter stream with its error;
   :meth:`Delivery.dead_letters` lists it and :meth:`Delivery.replay` sends it again (through a replay
@@ -84,6 +88,7 @@ from service.store.doorbell import Doorbell
 from service.store.groups import Group, Pause, backoff
 from service.store.keys import Keys
 from service.store.leases import Leases
+from service.store.replicas import Replicas
 
 __all__ = ["DeadLetter", "Delivery", "DeliveryKeys", "DeliveryMetrics", "DeliveryOptions", "Permanent",
            "Retry", "addressed_to", "backoff", "recipient_key"]
@@ -115,6 +120,7 @@ class Delivery(Sending, Partitioning):
         self.leases = Leases(redis, self.consumer, self.options.partitions, self.dk.members, self.dk.lease,
                              self.options.lease_ms)
         self.group = Group(redis, self.dk.group, self.consumer)
+        self.replicas = Replicas.of(redis, settings, self.keys)
         # Entries read and not finished yet (in a lane): a re-read of pending entries leaves them out.
         self._in_hand: set[tuple[str, str]] = set()
         self._next_reread = time.monotonic() + self.options.reread_s
@@ -219,6 +225,9 @@ class Delivery(Sending, Partitioning):
                 entries = await self.group.read(streams, self.options.batch, self.options.block_ms)
             else:
                 entries = await self._read_rung(streams)
+        if entries:
+            # What was read may be a write no replica has yet: nothing is sent before they have it.
+            await self.replicas.confirm()
         skip: dict[str, list[str]] = {}
         for stream, mid, f in entries:
             if (stream, mid) in self._in_hand:  # claimed or re-read while a lane holds it

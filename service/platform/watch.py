@@ -10,6 +10,9 @@ One :class:`Watch` per process reads the outbox streams of the tables being watc
 for all of them, :class:`service.store.streams.StreamReader`) and hands each message to the subscribers of
 its table; which of them may see it is :func:`visible`'s decision, here in the service, so that an
 adapter only forwards what it is given (G-1).
+
+With replicas (``CINQ_REDIS_MIN_REPLICAS``) nothing read is shown before they have it
+(:mod:`service.store.replicas`): a page never draws a state that a failover would take back.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from redis.exceptions import RedisError
 
 from service.domain.embargo import embargo_of, may_open, seated
 from service.domain.identities import Player
@@ -33,6 +37,7 @@ from service.store import repository
 from service.store.decoding import as_text
 from service.store.event_store import EventStore
 from service.store.keys import Keys
+from service.store.replicas import Replicas
 from service.store.streams import StreamReader
 from service.tournaments.embargoes import Embargoes
 
@@ -88,6 +93,7 @@ class Watch:
         self.secret = settings.secrets_bytes()[0]
         self.block_ms = block_ms
         self.reader = StreamReader(redis)
+        self.replicas = Replicas.of(redis, settings, self.keys)
         self.positions: dict[str, str] = {}
         self.subs: dict[str, set[_Sub]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -102,6 +108,7 @@ class Watch:
         """What ``person`` (None: a spectator) is shown of the table now (None: no such table).
         Raises :class:`Embargoed` if the table's deal is shared and they may not open it yet."""
         t = await repository.load(self.store, table)
+        await self.replicas.confirm()
         if t is None:
             return None
         if embargo_of(t) is None or (t.status != FINISHED and seated(t, person)):
@@ -144,7 +151,9 @@ class Watch:
             # What was written between ``after`` and now (a reconnect), then the live messages;
             # an entry both reads saw is given once.
             sent = after
-            for mid, raw in await self.redis.xrange(stream, min=f"({after}" if after != "0-0" else "-"):
+            missed = await self.redis.xrange(stream, min=f"({after}" if after != "0-0" else "-")
+            await self.replicas.confirm()
+            for mid, raw in missed:
                 mid = as_text(mid)
                 msg = _message(raw)
                 sent = mid
@@ -190,7 +199,9 @@ class Watch:
                 continue
             try:
                 entries = await self.reader.read(dict(self.positions), 500, self.block_ms)
-            except (OSError, ConnectionError) as e:  # Redis away: try again shortly
+                if entries:  # shown only once the replicas have it; else read again
+                    await self.replicas.confirm()
+            except (OSError, ConnectionError, RedisError) as e:  # Redis away: try again shortly
                 del e
                 await asyncio.sleep(0.5)
                 continue

@@ -63,6 +63,11 @@ class Keys:
         """The key a role's readiness check writes (``service.ops.health``), expiring by itself."""
         return f"{self.prefix}probe:{role}"
 
+    def sync(self, tag: str = "") -> str:
+        """The key a confirmation writes before its ``WAIT`` (``service.store.replicas``); on a
+        Redis Cluster ``tag`` picks a slot of the node confirmed."""
+        return f"{self.prefix}sync:{{{tag}}}" if tag else f"{self.prefix}sync"
+
     def outbox(self, bucket: int) -> str:
         """The outbox stream of a bucket."""
         return f"{self.prefix}out:{{{bucket}}}"

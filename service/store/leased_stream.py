@@ -5,7 +5,9 @@ The readers read through a consumer group while they hold a single-holder lease
 (:func:`service.store.leases.hold`), so entries are handled in stream order; a reader that takes the
 lease over first takes over (XAUTOCLAIM) what a dead one read and never acknowledged, then its own
 pending entries, then new ones.  An entry handled is acknowledged and deleted.  What an entry means
-is the caller's: it passes ``handle``, which acknowledges each entry with :meth:`LeasedStream.ack`.
+is the caller's: it passes ``handle``, which acknowledges each entry with :meth:`LeasedStream.ack`;
+with ``replicas`` (:mod:`service.store.replicas`) an entry is acknowledged only once what handling it
+wrote is on the replicas a failover could promote.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class LeasedStream:
     count: int
     lease_ms: int = 10_000
     claim_idle_ms: int = 30_000
+    replicas: Any = None
 
     async def setup(self) -> None:
         """Create the consumer group (idempotent)."""
@@ -54,7 +57,9 @@ class LeasedStream:
         return [e for _, entries in (got or []) for e in entries if e[1]]
 
     async def ack(self, mid: Any) -> None:
-        """Acknowledge and delete one entry handled."""
+        """Acknowledge and delete one entry handled (once the replicas have what handling it wrote)."""
+        if self.replicas is not None:
+            await self.replicas.confirm()
         pipe = self.redis.pipeline(transaction=False)
         pipe.xack(self.stream, self.group, mid)
         pipe.xdel(self.stream, mid)

@@ -42,6 +42,7 @@ from service.store import doorbell
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.store.leased_stream import LeasedReader, LeasedStream
+from service.store.replicas import Replicas
 from service.tournaments.decide import Context, Decision, decide, refusal_message, table_command
 from service.tournaments.events import TournamentOpened, decode
 from service.tournaments.state import RUNNING, SIGNUP, Tournament, evolve
@@ -118,7 +119,8 @@ class Director(LeasedReader):
         self.log = logs.get("tournaments").bind(director=self.name)
         self.stream = LeasedStream(redis, commands_key(self.keys.prefix), GROUP, lease_key(self.keys.prefix),
                                    self.name, self._redis_error, count=50, lease_ms=LEASE_MS,
-                                   claim_idle_ms=CLAIM_IDLE_MS)
+                                   claim_idle_ms=CLAIM_IDLE_MS,
+                                   replicas=Replicas.of(redis, settings, self.keys))
         # The tables' own compare-and-append (one definition of appending an aggregate's events).
         self._append = redis.register_script(
             resources.files("service.store.lua").joinpath("append.lua").read_text())

@@ -21,6 +21,11 @@ would make a retry look done when it was not.
 - A reply the gateway writes itself (``/help``, a syntax error...) is written with its duplicate mark
   in one call on the reply's outbox (both share its hash tag): a retry finds the mark and writes
   nothing again; a failed call wrote neither.
+
+**Only what a failover keeps.**  With replicas (``CINQ_REDIS_MIN_REPLICAS``), ``submit`` returns only
+once what it wrote (or found written by an earlier try) is on them (:mod:`service.store.replicas`);
+otherwise it raises :class:`~service.store.replicas.NotReplicated`, a Redis error: the adapter answers
+"not yet" (503) and the platform's retry, with the same id, finds the command and waits again.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from service.ratings.store import RatingStore
 from service.store import doorbell
 from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
+from service.store.replicas import Replicas
 from service.tournaments import intake
 from service.tournaments.director import is_tournament
 from service.write.lookup import playing
@@ -109,6 +115,7 @@ class Gateway:
         self._reply = redis.register_script(_REPLY)
         self._point_room = redis.register_script(_POINT_ROOM)
         self.ratings = RatingStore(redis, settings.key_prefix)
+        self.replicas = Replicas.of(redis, settings, self.keys)
 
     def name_bot(self, platform: str, username: str) -> None:
         """The name of ``platform``'s bot, for the commands addressed to a bot (``/new@name``)."""
@@ -175,7 +182,20 @@ class Gateway:
         ``intercept``: the adapter's own handling of a parsed text command (a group's ``/lang``),
         True when it answered it and the service does nothing more.  ``replaces``: the platform's
         reference to the message whose button was pressed (a board redraws it there).
+
+        Returns once every write is on the replicas a failover could promote (raises
+        :class:`~service.store.replicas.NotReplicated` when they do not confirm in time).
         """
+        cid = await self._submit(text, user=user, room=room, token=token, request=request,
+                                 language_code=language_code, command_id=command_id, moderator=moderator,
+                                 intercept=intercept, replaces=replaces)
+        await self.replicas.confirm()
+        return cid
+
+    async def _submit(self, text: str | None, *, user: Player, room: Room, token: str | None,
+                      request: Typed | None, language_code: str | None, command_id: str | None,
+                      moderator: bool | Callable[[], Awaitable[bool]],
+                      intercept: Callable[[Command], Awaitable[bool]] | None, replaces: str | None) -> str:
         cid = command_id or new_command_id()
         locale = await self.locale_of(user, language_code)
 

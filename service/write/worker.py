@@ -9,6 +9,11 @@ without acting twice.  Commands of a worker that died are taken over with XAUTOC
 keeps failing is moved to a dead-letter stream with its error.  After a Redis error (a restart, a lost
 reply) and every :data:`REREAD_S` the worker reads its own pending commands again at once, and every
 :data:`TRIM_S` it trims what it has acknowledged from its shards (:mod:`service.store.groups`).
+
+With replicas (``CINQ_REDIS_MIN_REPLICAS``) the pipeline of appends ends with a wait for them
+(:mod:`service.store.replicas`, in the same round trip), and a batch is acknowledged only when they
+confirmed it: too few in time is a Redis error like any other, and the batch, still pending, is read
+again (its appends then answer "duplicate", and are acknowledged once the replicas have them).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from service.store.groups import Group, Pause
 from service.store.keys import Keys
 from service.store.leases import Leases
 from service.store.packing import use_hiredis_packing
+from service.store.replicas import Replicas
 from service.store.repository import from_loaded, history
 from service.store.streams import parse
 from service.tournaments.embargoes import Embargoes
@@ -70,6 +76,7 @@ class Worker(Intake, Finishing):
         self.keys = keys or Keys.of(settings)
         self.store = store or EventStore(redis, self.keys)
         self.embargoes = Embargoes(redis, self.keys, store=self.store, clock=clock)
+        self.replicas = Replicas.of(redis, settings, self.keys)
         self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
@@ -106,6 +113,7 @@ class Worker(Intake, Finishing):
     async def setup(self) -> None:
         """Create the consumer group on every command shard (idempotent)."""
         await self.group.create(self.keys.all_commands())
+        await self.replicas.ready()
 
     @staticmethod
     def freeze_heap() -> None:
@@ -262,11 +270,17 @@ class Worker(Intake, Finishing):
         for b in planned:
             assert b.append is not None  # planned holds the batches that have one
             self.store.queue_append(pipe, b.append)
+        # The appends are acknowledged (by _finish, with the next round trip) only once the replicas
+        # have them: the wait goes after them, in this round trip (nothing when there is no replica).
+        mark = self.replicas.queue(pipe) if planned else None
+        after = len(pipe)
         if read:
             self.group.queue_read(pipe, self.shards(), self.settings.batch)
         raws = await pipe.execute()
+        if mark is not None:
+            self.replicas.check(mark, raws)
         results = [self.store.result(r) for r in raws[first:first + len(planned)]]
-        return results, self._entries(parse(raws[first + len(planned):]))
+        return results, self._entries(parse(raws[after:]))
 
     async def _load(self, batches: list[TableBatch]) -> None:
         """Each batch's table as it is: from the cache, else from the store (one round trip)."""
