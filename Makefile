@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 NATIVE := $(VENV)/.native
 ENGINE_SRC := $(shell find engine -name '*.py')
 
-.PHONY: play test test-e2e test-pure test-faults lint bench native clean-native
+.PHONY: play test test-e2e test-pure test-faults test-failover lint bench native clean-native
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -37,7 +37,7 @@ play: $(NATIVE)
 
 ## the whole test suite but the slow end-to-end tests (compiled engine when it could be built)
 test: $(NATIVE)
-	$(VENV)/bin/python -m pytest -q -n 2 -m "not e2e" $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -q -n 2 -m "not e2e and not failover" $(PYTEST_ARGS)
 
 # The e2e suites' own needs: matrix-nio for the Matrix bridge, and Synapse in a venv of its own
 # (.cache/synapse-venv: its dependencies may clash with the project's).
@@ -55,9 +55,13 @@ test-e2e: $(NATIVE) $(E2E_STAMP)
 test-faults: $(NATIVE)
 	$(VENV)/bin/python -m pytest -q -m faults tests/faults $(PYTEST_ARGS)
 
+## issue 36's failover runs: a Sentinel deployment (redis-server, redis-sentinel) losing its primary
+test-failover: $(NATIVE)
+	$(VENV)/bin/python -m pytest -q -m failover tests/faults $(PYTEST_ARGS)
+
 ## the engine's rule and property tests against the pure-Python engine (the reference)
 test-pure: $(STAMP)
-	CINQ_PURE_ENGINE=1 $(VENV)/bin/python -m pytest -q -n 2 -m "not e2e" tests/engine $(PYTEST_ARGS)
+	CINQ_PURE_ENGINE=1 $(VENV)/bin/python -m pytest -q -n 2 -m "not e2e and not failover" tests/engine $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

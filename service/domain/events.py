@@ -44,9 +44,12 @@ class TableCreated(Event):
 
 
 class RoomAttached(Event):
-    """Another room now shows the table."""
+    """Another room now shows the table.  ``person``: a private room's person (the one who joined from
+    it), so that the room's messages keep their order with that person's own (events before it have
+    none)."""
 
     room: Room
+    person: Player | None = None
 
 
 class PlayerJoined(Event):

@@ -36,6 +36,10 @@ when ``reply`` (if given) accepts the command's decoded reply.  Actions:
 
 Every command is logged (:attr:`Proxy.log`, most recent 200k); new connections keep going through
 after any kill, and fail at once (connection closed) while the server is down.
+
+``Proxy(server, raw=True)`` relays bytes without reading them (a replica's replication link, which is
+not request and reply); :meth:`Proxy.partition` cuts every connection and refuses new ones until
+:meth:`Proxy.heal`, as a network partition between its two sides would.
 """
 
 from __future__ import annotations
@@ -176,8 +180,10 @@ def has_entries(reply: Any) -> bool:
 class Proxy:
     """The proxy (see the module docstring).  ``server`` is killed by the ``kill_server_*`` actions."""
 
-    def __init__(self, server: RedisServer, *, log_size: int = 200_000) -> None:
+    def __init__(self, server: RedisServer, *, log_size: int = 200_000, raw: bool = False) -> None:
         self.server = server
+        self.raw = raw
+        self.partitioned = False
         self.rules: list[Rule] = []
         self.log: deque[Command] = deque(maxlen=log_size)
         self.port = 0
@@ -224,6 +230,15 @@ class Proxy:
     def seen(self, match: Predicate) -> list[Command]:
         """The logged commands that ``match``."""
         return [c for c in self.log if match(c)]
+
+    async def partition(self) -> int:
+        """Cut every connection and refuse new ones until :meth:`heal`; returns how many were cut."""
+        self.partitioned = True
+        return await self.kill_connections()
+
+    def heal(self) -> None:
+        """End the partition: new connections go through again."""
+        self.partitioned = False
 
     async def kill_connections(self) -> int:
         """Close every client connection now (as a network partition would); returns how many."""
@@ -279,13 +294,21 @@ class _Conn:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def run(self) -> None:
+        if self.proxy.partitioned:  # no route to the other side
+            self.close()
+            return
         try:
             ureader, self.uwriter = await asyncio.open_connection("127.0.0.1", self.proxy.server.port,
                                                                   limit=1 << 22)
         except OSError:  # the server is down: the client sees its connection closed at once
             self.close()
             return
-        self._tasks = [asyncio.create_task(self._upstream()), asyncio.create_task(self._downstream(ureader))]
+        if self.proxy.raw:
+            self._tasks = [asyncio.create_task(_pump(self.creader, self.uwriter)),
+                           asyncio.create_task(_pump(ureader, self.cwriter))]
+        else:
+            self._tasks = [asyncio.create_task(self._upstream()),
+                           asyncio.create_task(self._downstream(ureader))]
         # Either side ending ends the connection, as a TCP connection to a dead server does: a client
         # blocked in a read sees its connection closed (it would otherwise wait for a reply forever).
         await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -434,3 +457,10 @@ class _Conn:
             self.cwriter.write(bytes(buf[start:pos]))
             del buf[:pos]
             await self.cwriter.drain()
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Relay bytes one way until either side closes (a raw proxy's connection)."""
+    while data := await reader.read(1 << 16):
+        writer.write(data)
+        await writer.drain()

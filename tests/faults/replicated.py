@@ -44,12 +44,22 @@ class Sentinel:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.conf = self.dir / "sentinel.conf"
+        self.down_after_ms, self.quorum = down_after_ms, quorum
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.watched = primary_port
+        self.watch(primary_port)
+
+    def watch(self, primary_port: int) -> None:
+        """Watch the primary at ``primary_port`` (before :meth:`start`; a fault proxy's, say).
+
+        A long failover timeout: a sentinel also waits that long before it points a replica that
+        replicates from another address (a proxy's) at the address it watches."""
+        self.watched = primary_port
         self.conf.write_text(
             f"port {self.port}\nbind 127.0.0.1\ndir {self.dir}\nlogfile {self.dir / 'sentinel.log'}\n"
-            f"sentinel monitor {MASTER} 127.0.0.1 {primary_port} {quorum}\n"
-            f"sentinel down-after-milliseconds {MASTER} {down_after_ms}\n"
-            f"sentinel failover-timeout {MASTER} 10000\nsentinel parallel-syncs {MASTER} 2\n")
-        self.proc: subprocess.Popen[bytes] | None = None
+            f"sentinel monitor {MASTER} 127.0.0.1 {primary_port} {self.quorum}\n"
+            f"sentinel down-after-milliseconds {MASTER} {self.down_after_ms}\n"
+            f"sentinel failover-timeout {MASTER} 180000\nsentinel parallel-syncs {MASTER} 2\n")
 
     @property
     def address(self) -> str:
@@ -117,8 +127,23 @@ class Replicated:
             s.stop()
 
     def by_port(self, port: int) -> RedisServer:
-        """The server listening on ``port``."""
+        """The server listening on ``port`` (or the primary, for the port the sentinels watch it at)."""
+        watched = {sen.watched for sen in self.sentinels}
+        if port in watched and port not in {s.port for s in self.servers}:
+            return self.primary
         return next(s for s in self.servers if s.port == port)
+
+    def connected_replicas(self, server: RedisServer) -> int:
+        """How many replicas ``server`` has online (0 if it does not answer)."""
+        with contextlib.suppress(redis.RedisError, OSError):
+            c = redis.Redis(port=server.port, socket_timeout=1)
+            try:
+                info = c.info("replication")
+            finally:
+                c.close()
+            return sum(1 for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)
+                       and v.get("state") == "online")
+        return 0
 
     def primary_now(self) -> RedisServer | None:
         """The server the sentinels name as the primary (the first that answers)."""
@@ -133,7 +158,8 @@ class Replicated:
         return None
 
     def wait_synced(self, timeout_s: float = 30.0, primary: RedisServer | None = None) -> None:
-        """Wait until every running replica of ``primary`` (default: the first) reports its link up."""
+        """Wait until every running server but ``primary`` (default: the first) reports its replication
+        link up (to whichever address it replicates from: a proxy's, say)."""
         primary = primary or self.primary
         deadline = time.monotonic() + timeout_s
         for s in self.servers:
@@ -144,8 +170,7 @@ class Replicated:
                 while True:
                     with contextlib.suppress(redis.RedisError):
                         info = c.info("replication")
-                        if info.get("role") == "slave" and info.get("master_link_status") == "up" \
-                                and int(info.get("master_port", 0)) == primary.port:
+                        if info.get("role") == "slave" and info.get("master_link_status") == "up":
                             break
                     if time.monotonic() > deadline:
                         raise RuntimeError(f"replica on {s.port} did not sync with {primary.port}")

@@ -116,7 +116,7 @@ def join(b: Builder, cmd: TableCommand, req: Join) -> None:
     if len(t.seats) >= t.max_seats:
         raise Refused("table_full", table=t.id, seats=t.max_seats)
     if cmd.room is not None and not any(cmd.room.same(r) for r in t.rooms):
-        b.emit(RoomAttached(room=cmd.room))
+        b.emit(RoomAttached(room=cmd.room, person=cmd.actor if cmd.room.kind == "private" else None))
     b.emit(PlayerJoined(seat=len(t.seats), player=cmd.actor, locale=cmd.locale))
 
 

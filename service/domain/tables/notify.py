@@ -150,8 +150,13 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
         else:
             view = lobby_view(t)
         seats = seat_people(t) if over else None
-        for room in t.rooms:
-            out.add(_to(room=room), t.locale, "match_over" if over else "table", lines, view, seats=seats)
+        for i, room in enumerate(t.rooms):
+            to = _to(room=room)
+            if room.kind == "private" and (owner := t.person_of(i)) is not None:
+                # The person in that chat: the room's views keep their order with the person's hand
+                # (service.platform.delivery_model.recipient_key), as their own chat shows both.
+                to["person"] = wire_of(owner)
+            out.add(to, t.locale, "match_over" if over else "table", lines, view, seats=seats)
     for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
         _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover)
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:

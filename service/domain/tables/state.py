@@ -61,6 +61,17 @@ class Table:
     home: Room | None = None
     # A deal other tables share (service.domain.embargo: see embargo_of, which also covers tournaments).
     embargo: Embargo | None = None
+    # The person of each private room (None: a group, or not known), in the order of ``rooms``: a
+    # private room's messages and that person's own land in one chat, and keep one order
+    # (service.domain.tables.notify).
+    room_people: tuple[Player | None, ...] = ()
+
+    def person_of(self, room: int) -> Player | None:
+        """The person whose private chat ``rooms[room]`` is (None: a group, or not known)."""
+        if room < len(self.room_people):
+            return self.room_people[room]
+        # A snapshot from before room_people: the room a table was made in is its creator's.
+        return self.creator if room == 0 and self.rooms[0].kind == "private" else None
 
     def seat_of(self, player: Player | None) -> int | None:
         """The seat a person plays at this table (still as a person), or None."""
@@ -105,7 +116,8 @@ class _Evolve(EventVisitor[Table | None, Table]):
                          embargo=e.embargo)
         return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                      max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
-                     locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at, embargo=e.embargo)
+                     locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at, embargo=e.embargo,
+                     room_people=(e.creator if e.room.kind == "private" else None,))
 
     def _next(self, t: Table | None, **changes: Any) -> Table:
         """The table one version on, with ``changes``, for the events that change more than the
@@ -128,7 +140,8 @@ class _Evolve(EventVisitor[Table | None, Table]):
 
     def room_attached(self, e: ev.RoomAttached, t: Table | None) -> Table:
         t = _known(t)
-        return self._next(t, rooms=(*t.rooms, e.room))
+        people = tuple(t.person_of(i) for i in range(len(t.rooms)))
+        return self._next(t, rooms=(*t.rooms, e.room), room_people=(*people, e.person))
 
     def player_joined(self, e: ev.PlayerJoined, t: Table | None) -> Table:
         t = _known(t)
@@ -195,6 +208,7 @@ def to_snapshot(t: Table) -> dict[str, Any]:
     data["rooms"] = [r.model_dump() for r in t.rooms]
     data["home"] = t.home.model_dump() if t.home else None
     data["embargo"] = t.embargo.model_dump() if t.embargo else None
+    data["room_people"] = [p.model_dump() if p else None for p in t.room_people]
     data["seats"] = [{"player": s.player.model_dump() if s.player else None, "bot": s.bot,
                       "locale": s.locale, "timeouts": s.timeouts} for s in t.seats]
     data["engine"] = engine.snapshot(t.engine) if t.engine is not None else None
@@ -208,6 +222,7 @@ def from_snapshot(data: dict[str, Any]) -> Table:
     d["rooms"] = tuple(Room.model_validate(r) for r in d["rooms"])
     d["home"] = Room.model_validate(d["home"]) if d.get("home") else None
     d["embargo"] = Embargo.model_validate(d["embargo"]) if d.get("embargo") else None
+    d["room_people"] = tuple(Player.model_validate(p) if p else None for p in d.get("room_people", ()))
     d["seats"] = tuple(Seat(player=Player.model_validate(s["player"]) if s["player"] else None,
                             bot=s["bot"], locale=s["locale"], timeouts=s["timeouts"]) for s in d["seats"])
     d["engine"] = engine.restore(d["engine"]) if d["engine"] is not None else None
