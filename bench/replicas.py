@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import pipeline  # noqa: E402  (bench/pipeline.py)
 import redis.asyncio as aioredis  # noqa: E402
 
-from service.ops import logs  # noqa: E402
-from service.ops.settings import Settings  # noqa: E402
+from service.foundation import logs  # noqa: E402
+from service.foundation.settings import Settings  # noqa: E402
 from tests.faults.replicated import Replicated  # noqa: E402
 
 

@@ -24,8 +24,8 @@ import redis.asyncio as aioredis
 
 from adapters.webhook.app import command_id
 from service.domain.identities import Player, Room
+from service.foundation.settings import Settings
 from service.ops.runtime import connect
-from service.ops.settings import Settings
 from service.platform.delivery import Delivery
 from service.platform.outbox import Message, Recipient
 from service.store.keys import Keys
