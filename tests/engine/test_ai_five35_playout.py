@@ -213,7 +213,10 @@ def test_a_mixed_playout_plays_each_seats_own_policy(config, seed, steps):  # F-
         movers.add(h & 7)
         rules.apply(replay, h >> 3)
     assert replay.rounds and replay.rounds == mixed.rounds
-    assert len(movers) > 1 or len(mixed.history) == len(start.history) + 1
+    # Not vacuous: at least one move was checked.  One seat may make every move of a short playout
+    # (a play that ends the trick, F-9/F-10, lets its player lead again and go out), so a single
+    # mover is allowed; hypothesis's other examples cover several seats' policies.
+    assert movers
 
 
 def _reference_rewards(scores, target, points):
