@@ -49,7 +49,6 @@ from service.domain.tables.state import FINISHED, Seat, Table
 from service.foundation import logs
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
-from service.ratings.store import RatingKeys
 from service.store.keys import Keys
 from service.write import match_end
 
@@ -112,7 +111,6 @@ def _pct(xs: list[float], q: float) -> float:
 async def run(url: str, matches: int, people: int, moves: int) -> None:
     redis = aioredis.from_url(url)
     keys = Keys(prefix=PREFIX)
-    rk = RatingKeys(PREFIX)
     rng = random.Random(15)
     tables: list[tuple[Table, dict[str, Any], float]] = []
     start = time.perf_counter()
@@ -144,14 +142,14 @@ async def run(url: str, matches: int, people: int, moves: int) -> None:
     pipe = redis.pipeline(transaction=False)
     for t, result, at in tables:
         t0 = time.perf_counter()
-        match_end.queue(pipe, keys, rk, t, result, at)
+        match_end.queue(pipe, keys, t, result, at)
         hot.append(time.perf_counter() - t0)
-    await redis.delete(rk.done())  # rate them all again, live this time
+    await redis.delete(keys.rating_done())  # rate them all again, live this time
     await pipe.execute()
     print(f"worker's hot path (record + queued XADD, per finished match): p50 {_pct(hot, .5) * 1e6:.0f} µs, "
           f"p99 {_pct(hot, .99) * 1e6:.0f} µs")
 
-    projector = Projector(redis, PREFIX)
+    projector = Projector(redis, keys)
     t0 = time.perf_counter()
     n = await projector.drain()
     wall = time.perf_counter() - t0

@@ -88,8 +88,8 @@ def _every_key_of(k: Keys) -> dict[str, str]:
 
 
 def test_every_key_the_keys_build_is_in_the_key_table():
-    # Keys names every key of the service but those of the ratings and tournaments (rt:, tn:), which
-    # the code check above covers.  A SCAN pattern ("...*") must at least have a documented prefix.
+    # Keys names every key of the service, the ratings' and tournaments' (rt:, tn:) too.  A SCAN
+    # pattern ("...*") must at least have a documented prefix.
     built = _every_key_of(Keys(16, 2, ""))
     assert {"events", "pf_message", "pf_counted", "inbound_answer", "rate_bucket", "delivery_lease",
             "retain_lock"} <= built.keys()

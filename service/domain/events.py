@@ -183,9 +183,10 @@ def decode(raw: str | bytes) -> Stored:
     return decode_envelope(orjson.loads(raw))
 
 
-def decode_envelope(env: dict[str, Any]) -> Stored:
-    """:func:`decode` of an envelope already parsed from its JSON."""
-    cls = EVENT_TYPES[env["type"]]
+def decode_envelope(env: dict[str, Any], types: dict[str, type[Event]] | None = None) -> Stored:
+    """:func:`decode` of an envelope already parsed from its JSON (``types``: the aggregate's event
+    types, a table's by default)."""
+    cls = (EVENT_TYPES if types is None else types)[env["type"]]
     version, data = env.get("v", 1), env["data"]
     while version < cls.schema_version:
         data = UPCASTERS[(env["type"], version)](data)

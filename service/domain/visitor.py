@@ -1,13 +1,15 @@
-"""One dispatch on the type of an event, for the fold and for every projection of it.  Pure.
+"""One dispatch on the type of an event, for the folds and for every projection of them.  Pure.
 
-Every reader of a table's events is an :class:`EventVisitor`: the fold itself
+:class:`Visitor` is the dispatch itself, for the events of any aggregate: a method per event type,
+named after it.  Every reader of a table's events is an :class:`EventVisitor`: the fold itself
 (:func:`service.domain.tables.state.evolve`), the line a room is told of each event
 (:mod:`service.domain.tables.announce`) and the derived indexes (:mod:`service.write.projection`,
 which the worker applies after each append, ``cinq reindex`` folds from nothing and ``cinq trim``
 undoes).  A reader has one method per event type it handles and says once, in :meth:`other`, what
 the rest give; which method an event goes to is decided here alone, so that a new event type is a
 method in each reader (``tests/service/domain/test_events.py`` checks that every type has one) and no
-reader keeps its own chain of type tests.
+reader keeps its own chain of type tests.  A tournament's fold is a visitor of its own events in the
+same way (:class:`service.tournaments.state.TournamentVisitor`).
 """
 
 from __future__ import annotations
@@ -26,25 +28,37 @@ def method_name(cls: type[ev.Event]) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
 
 
+# The method of every event type, the tables' named at once, any other aggregate's when first seen.
 _METHOD: dict[type[ev.Event], str] = {cls: method_name(cls) for cls in ev.EVENT_TYPES.values()}
 
 
-class EventVisitor(Generic[T, R]):
+class Visitor(Generic[T, R]):
     """A reader of events: ``visit(event, t)`` calls the method of the event's type with ``t`` (the
-    reader's context: the table before the event for the fold, the table after it for a
-    projection); every method not overridden gives :meth:`other`."""
+    reader's context: the aggregate before the event for a fold, after it for a projection)."""
 
     __slots__ = ()
 
     def visit(self, event: ev.Event, t: T) -> R:
         """What this reader makes of ``event``."""
-        method = getattr(self, _METHOD[type(event)])
+        cls = type(event)
+        name = _METHOD.get(cls)
+        if name is None:
+            name = _METHOD[cls] = method_name(cls)
+        method = getattr(self, name, None)
+        if method is None:
+            return self.other(event, t)
         result: R = method(event, t)
         return result
 
     def other(self, event: ev.Event, t: T) -> R:
         """What an event this reader does not handle gives (by default: it is a bug)."""
         raise ValueError(f"unknown event {type(event).__name__}")
+
+
+class EventVisitor(Visitor[T, R]):
+    """A reader of a table's events: every method not overridden gives :meth:`other`."""
+
+    __slots__ = ()
 
     # One method per event type of events.EVENT_TYPES: each gives other() unless a reader overrides it.
 

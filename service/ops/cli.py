@@ -109,9 +109,9 @@ async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[as
     # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
     tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))
     # Finished matches are rated by one projector at a time (a lease; service.ratings.projector).
-    tasks.append(asyncio.create_task(Projector(rt.redis, rt.keys.prefix).run(rt.worker.stop)))
+    tasks.append(asyncio.create_task(Projector(rt.redis, rt.keys).run(rt.worker.stop)))
     # Tournament commands likewise, by one director at a time (service.tournaments.director).
-    tasks.append(asyncio.create_task(Director(rt.redis, settings, keys=rt.keys).run(rt.worker.stop)))
+    tasks.append(asyncio.create_task(Director(rt.redis, settings, rt.keys).run(rt.worker.stop)))
     if adapters:
         for ep in entry_points(group=ADAPTERS_GROUP):
             adapter: Adapter = ep.load()

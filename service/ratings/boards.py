@@ -48,8 +48,8 @@ async def rating_text(store: RatingStore, user: Player, locale: str) -> str:
         r = found.get(person)
         if r is None:
             continue
-        rank = await store.redis.zrevrank(store.keys.top(game), person)
-        of = await store.redis.zcard(store.keys.top(game))
+        rank = await store.redis.zrevrank(store.keys.rating_top(game), person)
+        of = await store.redis.zcard(store.keys.rating_top(game))
         lines.append(translate(locale, "rating.line", game=GAME_NAMES[game], points=r.points,
                                rank=(rank or 0) + 1, of=of, matches=r.matches,
                                rate=round(100 * r.wins / max(r.matches, 1)), trend=_trend(r.trend) or "—"))
@@ -72,17 +72,18 @@ async def board_text(store: RatingStore, room: Room, locale: str, game: str | No
     for g in [game] if game else list(GAMES):
         rows: list[tuple[str, float]]
         if room.kind == "group":
-            members = [as_text(m) for m in await redis.smembers(k.group(f"{room.platform}:{room.chat}", g))]
+            group = k.rating_group(f"{room.platform}:{room.chat}", g)
+            members = [as_text(m) for m in await redis.smembers(group)]
             if period is None:
                 ratings = await store.get(g, members)
                 rows = [(p, float(r.points)) for p, r in ratings.items()]
             else:
-                scores = await redis.zmscore(k.window(g, period), members) if members else []
+                scores = await redis.zmscore(k.rating_window(g, period), members) if members else []
                 rows = [(p, float(s)) for p, s in zip(members, scores, strict=True) if s is not None]
             rows.sort(key=lambda x: (-x[1], x[0]))
             rows = rows[:BOARD_SIZE]
         else:
-            key = k.top(g) if period is None else k.window(g, period)
+            key = k.rating_top(g) if period is None else k.rating_window(g, period)
             top = await redis.zrevrange(key, 0, BOARD_SIZE - 1, withscores=True)
             rows = [(as_text(p), float(s)) for p, s in top]
         title = translate(locale, f"top.title.{where}.{window or 'all'}", game=GAME_NAMES[g])

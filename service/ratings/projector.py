@@ -25,8 +25,9 @@ import orjson
 
 from service.foundation import logs
 from service.ratings.model import MatchRecord, from_json, rate, to_json
-from service.ratings.store import RatingKeys, RatingStore
+from service.ratings.store import RatingStore
 from service.store.decoding import as_text
+from service.store.keys import Keys
 from service.store.leased_stream import LeasedReader, LeasedStream
 
 GROUP = "raters"
@@ -34,22 +35,22 @@ LEASE_MS = 10_000
 CLAIM_IDLE_MS = 30_000
 
 
-def queue_record(pipe: Any, rkeys: RatingKeys, rec: MatchRecord) -> None:
+def queue_record(pipe: Any, keys: Keys, rec: MatchRecord) -> None:
     """Queue the record of a match that just finished (see :mod:`service.write.match_end`)."""
     if rec.rated:
-        pipe.xadd(rkeys.queue(), {"r": orjson.dumps(to_json(rec))})
+        pipe.xadd(keys.rating_queue(), {"r": orjson.dumps(to_json(rec))})
 
 
 class Projector(LeasedReader):
     """Rates the queued matches (see the module docstring)."""
 
-    def __init__(self, redis: Any, prefix: str = "", *, name: str | None = None) -> None:
+    def __init__(self, redis: Any, keys: Keys, *, name: str | None = None) -> None:
         self.redis = redis
-        self.store = RatingStore(redis, prefix)
-        self.keys = self.store.keys
+        self.keys = keys
+        self.store = RatingStore(redis, keys)
         self.name = name or f"r-{secrets.token_hex(4)}"
         self.log = logs.get("ratings").bind(projector=self.name)
-        self.stream = LeasedStream(redis, self.keys.queue(), GROUP, self.keys.lease(), self.name,
+        self.stream = LeasedStream(redis, keys.rating_queue(), GROUP, keys.rating_lease(), self.name,
                                    self._redis_error, count=100, lease_ms=LEASE_MS,
                                    claim_idle_ms=CLAIM_IDLE_MS)
         self.rated = 0

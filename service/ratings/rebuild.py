@@ -24,7 +24,7 @@ import orjson
 from service.domain.events import MatchFinished, TableCreated, decode_envelope
 from service.domain.tables.state import Table, evolve
 from service.ratings.model import MatchRecord, Rating, rate, record_of
-from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, RatingKeys, encode_rating, month, week
+from service.ratings.store import MONTH_TTL_S, WEEK_TTL_S, encode_rating, month, week
 from service.store.archive import load_archive
 from service.store.decoding import as_text
 from service.store.keys import Keys
@@ -102,22 +102,22 @@ class Fold:
                 self.groups.setdefault((g, rec.game), set()).add(p)
         game.update(after)
 
-    def queue(self, pipe: Any, rk: RatingKeys) -> None:
+    def queue(self, pipe: Any, rk: Keys) -> None:
         """Queue the writes of this fold (after the deletion of every old ratings key)."""
         for game, people in self.ratings.items():
             items = list(people.items())
             for i in range(0, len(items), 1000):
                 chunk = items[i:i + 1000]
                 pipe.hset(rk.ratings(game), mapping={p: encode_rating(r) for p, r in chunk})
-                pipe.zadd(rk.top(game), {p: r.points for p, r in chunk})
+                pipe.zadd(rk.rating_top(game), {p: r.points for p, r in chunk})
         for (g, game), members in self.groups.items():
-            pipe.sadd(rk.group(g, game), *members)
+            pipe.sadd(rk.rating_group(g, game), *members)
         for (game, period), gains in self.windows.items():
-            pipe.zadd(rk.window(game, period), gains)
-            pipe.expire(rk.window(game, period), WEEK_TTL_S if period.startswith("w") else MONTH_TTL_S)
+            pipe.zadd(rk.rating_window(game, period), gains)
+            pipe.expire(rk.rating_window(game, period), WEEK_TTL_S if period.startswith("w") else MONTH_TTL_S)
         done = list(self.done)
         for i in range(0, len(done), 5000):
-            pipe.sadd(rk.done(), *done[i:i + 5000])
+            pipe.sadd(rk.rating_done(), *done[i:i + 5000])
 
 
 def _by_slot(stream_keys: list[str]) -> list[list[str]]:
@@ -174,14 +174,13 @@ async def rebuild(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> Fold:
     for rec in found:
         fold.add(rec)
     t2 = time.perf_counter()
-    rk = RatingKeys(keys.prefix)
-    old = [k async for k in redis.scan_iter(match=rk.pattern(), count=1000)]
-    keep = {rk.queue().encode(), rk.lease().encode(), rk.queue(), rk.lease()}
+    old = [k async for k in redis.scan_iter(match=keys.rating_keys(), count=1000)]
+    keep = {k for name in (keys.rating_queue(), keys.rating_lease()) for k in (name, name.encode())}
     pipe = redis.pipeline(transaction=True)
     for k in old:
         if k not in keep:
             pipe.delete(k)
-    fold.queue(pipe, rk)
+    fold.queue(pipe, keys)
     await pipe.execute()
     fold.seconds = {"read": t1 - t0, "rate": t2 - t1, "write": time.perf_counter() - t2}
     return fold

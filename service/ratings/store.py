@@ -29,8 +29,8 @@ import orjson
 
 from service.ratings.model import MatchRecord, Rating
 from service.store.decoding import as_text
+from service.store.keys import Keys
 
-TAG = "{ratings}"
 WEEK_TTL_S, MONTH_TTL_S = 40 * 86400, 400 * 86400
 
 # KEYS: done, ratings hash, top board, then the group sets, then the window boards.
@@ -71,48 +71,6 @@ def month(at: float) -> str:
     return f"m{t.tm_year}-{t.tm_mon:02d}"
 
 
-class RatingKeys:
-    """The names of the ratings' keys."""
-
-    def __init__(self, prefix: str = "") -> None:
-        self.prefix = prefix
-
-    def _k(self, rest: str) -> str:
-        return f"{self.prefix}rt:{TAG}:{rest}"
-
-    def queue(self) -> str:
-        """The stream of finished matches to rate."""
-        return self._k("queue")
-
-    def done(self) -> str:
-        """The set of tables rated."""
-        return self._k("done")
-
-    def lease(self) -> str:
-        """The projector that rates now."""
-        return self._k("lease")
-
-    def ratings(self, game: str) -> str:
-        """Everyone's rating in a game."""
-        return self._k(f"r:{game}")
-
-    def top(self, game: str) -> str:
-        """The global board of a game."""
-        return self._k(f"top:{game}")
-
-    def group(self, group: str, game: str) -> str:
-        """The people who played a game in a group (``group``: ``platform:chat``)."""
-        return self._k(f"grp:{group}:{game}")
-
-    def window(self, game: str, period: str) -> str:
-        """Points won in a period (``w…`` or ``m…``)."""
-        return self._k(f"win:{game}:{period}")
-
-    def pattern(self) -> str:
-        """Every ratings key (for a rebuild)."""
-        return self._k("*")
-
-
 def encode_rating(r: Rating) -> str:
     """The stored value: the match count first, so that the script can compare it without JSON."""
     return f"{r.matches}|{orjson.dumps(r.to_json()).decode()}"
@@ -126,9 +84,9 @@ def decode_rating(raw: Any) -> Rating:
 class RatingStore:
     """Reads and compare-and-set writes of ratings."""
 
-    def __init__(self, redis: Any, prefix: str = "") -> None:
+    def __init__(self, redis: Any, keys: Keys) -> None:
         self.redis = redis
-        self.keys = RatingKeys(prefix)
+        self.keys = keys
         self._apply = redis.register_script(_APPLY)
 
     async def get(self, game: str, people: Iterable[str]) -> dict[str, Rating]:
@@ -143,9 +101,10 @@ class RatingStore:
                    after: dict[str, Rating]) -> tuple[list[str], list[Any]]:
         """The script's keys and arguments that write ``after`` if nobody's ``before`` changed."""
         k = self.keys
-        windows = [(k.window(rec.game, week(rec.at)), WEEK_TTL_S),
-                   (k.window(rec.game, month(rec.at)), MONTH_TTL_S)]
-        keys = [k.done(), k.ratings(rec.game), k.top(rec.game), *(k.group(g, rec.game) for g in rec.groups),
+        windows = [(k.rating_window(rec.game, week(rec.at)), WEEK_TTL_S),
+                   (k.rating_window(rec.game, month(rec.at)), MONTH_TTL_S)]
+        keys = [k.rating_done(), k.ratings(rec.game), k.rating_top(rec.game),
+                *(k.rating_group(g, rec.game) for g in rec.groups),
                 *(w for w, _ in windows)]
         args: list[Any] = [rec.table, len(after), len(rec.groups), len(windows), *(ttl for _, ttl in windows)]
         for person, r in after.items():
@@ -162,4 +121,4 @@ class RatingStore:
 
     async def is_rated(self, table: str) -> bool:
         """Whether a table's match has been rated."""
-        return bool(await self.redis.sismember(self.keys.done(), table))
+        return bool(await self.redis.sismember(self.keys.rating_done(), table))

@@ -1,12 +1,15 @@
-"""The event store: one Redis stream per table, compare-and-append in one Lua script.
+"""The event store: one Redis stream per aggregate, compare-and-append in one Lua script.
 
 The store knows nothing about games: events and outbox messages are JSON strings here.  Folding them
 into a table is :mod:`service.store.repository`'s job.  Every script call passes keys of a single
-hash tag (the table's bucket), so the same code runs on Redis Cluster.
+hash tag (the aggregate's bucket), so the same code runs on Redis Cluster.  Tables and tournaments
+are both stored this way: ``EventStore(redis, keys)`` holds tables, ``EventStore(redis, keys,
+TOURNAMENTS)`` tournaments (their own streams, the same outboxes and script).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -26,6 +29,7 @@ def _script(name: str) -> str:
 
 
 KEYS_CACHE = 512  # tables whose append keys are kept named (see EventStore._append_keys)
+TABLES, TOURNAMENTS = "tables", "tournaments"  # the aggregates stored
 
 
 @dataclass(frozen=True)
@@ -76,9 +80,20 @@ class Loaded:
 class EventStore:
     """The Redis event store.  ``redis`` is a ``redis.asyncio`` client (real or fakeredis)."""
 
-    def __init__(self, redis: Any, keys: Keys) -> None:
+    def __init__(self, redis: Any, keys: Keys, aggregate: str = TABLES) -> None:
         self.redis = redis
         self.keys = keys
+        # The keys of one aggregate's own stream, snapshot and done set.
+        self._events: Callable[[str], str]
+        self._snap: Callable[[str], str]
+        self._done: Callable[[str], str]
+        if aggregate == TABLES:
+            self._events, self._snap, self._done = keys.events, keys.snap, keys.done
+        elif aggregate == TOURNAMENTS:
+            self._events, self._snap = keys.tournament_events, keys.tournament_snap
+            self._done = keys.tournament_done
+        else:
+            raise ValueError(f"no such aggregate: {aggregate}")
         self._src = {"append": _script("append.lua"), "load": _script("load.lua")}
         self._sha: dict[str, str] = {}
         self._keys_of: dict[str, tuple[str, ...]] = {}  # table -> its append keys (see _append_keys)
@@ -93,8 +108,8 @@ class EventStore:
 
     def append_keys(self, table: str) -> list[str]:
         """The keys the append script touches for ``table`` (one hash tag)."""
-        k = self.keys
-        return [k.events(table), k.snap(table), k.done(table), k.outbox_for(table), k.due_for(table)]
+        return [self._events(table), self._snap(table), self._done(table), self.keys.outbox_for(table),
+                self.keys.due_for(table)]
 
     def _append_keys(self, table: str) -> tuple[str, ...]:
         # The worker appends to the same tables again and again: their keys are named once.  Bounded
@@ -108,7 +123,7 @@ class EventStore:
 
     def load_keys(self, table: str) -> list[str]:
         """The keys the load script touches for ``table`` (one hash tag)."""
-        return [self.keys.events(table), self.keys.snap(table)]
+        return [self._events(table), self._snap(table)]
 
     def _append_args(self, a: Append) -> list[Any]:
         if a.deadline is ...:
@@ -136,6 +151,15 @@ class EventStore:
     async def ensure_scripts(self) -> None:
         """Load the scripts into the server's cache (again, after a restart or SCRIPT FLUSH)."""
         await self._ensure_scripts()
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`ensure_scripts` has loaded the scripts (so appends may be queued)."""
+        return "append" in self._sha
+
+    def sha(self, script: str) -> str:
+        """The SHA1 a loaded script (``append``, ``load``) is called by."""
+        return self._sha[script]
 
     def queue_append(self, pipe: Any, a: Append) -> None:
         """Add one compare-and-append to a caller's pipeline (see :meth:`result`); the scripts must
@@ -192,12 +216,16 @@ class EventStore:
 
     async def events(self, table: str) -> list[str]:
         """Every event of a table, from the first (for replays and audits)."""
-        entries = await self.redis.xrange(self.keys.events(table))
+        entries = await self.redis.xrange(self._events(table))
         return [_decode(fields[b"e"] if b"e" in fields else fields["e"]) for _, fields in entries]
 
     async def version(self, table: str) -> int:
         """The table's current version (its stream is never trimmed, so its length)."""
-        return int(await self.redis.xlen(self.keys.events(table)))
+        return int(await self.redis.xlen(self._events(table)))
+
+    async def applied(self, table: str, command_id: str) -> bool:
+        """Whether a command was applied (or refused) already: its id is in the done set."""
+        return bool(await self.redis.sismember(self._done(table), command_id))
 
 
 def _decode(v: Any) -> str:

@@ -13,9 +13,10 @@ The keys of the platform side are named here too, each under a tag of its own an
 ``prefix``; the modules that use them say what they hold: ``service.platform.inbound`` (``in:``,
 ``rl:``: webhook answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform
 dead letters, replays, leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter
-must remember).  Two packages name their own keys beside their models, under the same prefix:
-``service.ratings.store`` (``rt:``) and ``service.tournaments.director`` (``tn:``).  Every prefix
-written anywhere has its row in the key table of ``docs/service.md`` (``tests/test_key_table.py``).
+must remember).  The ratings' keys (``rt:``, one tag ``{ratings}``: :mod:`service.ratings.store`) and
+the tournaments' (``tn:``: :mod:`service.tournaments.director`) are named here too.  Every key is
+named by :class:`Keys` alone, and every prefix has its row in the key table of ``docs/service.md``
+(``tests/test_key_table.py``).
 """
 
 from __future__ import annotations
@@ -140,6 +141,67 @@ class Keys:
     def table_keys(self, kind: str = "events") -> str:
         """The SCAN pattern of every table's key of one ``kind`` (``events``, ``snap``, ``done``)."""
         return f"{self.prefix}t:{{*}}:*:{kind}"
+
+    # -- the tournaments (service.tournaments): an aggregate like a table, under ``tn:`` -----------------
+
+    def tournament_events(self, tournament: str) -> str:
+        """A tournament's event stream (its truth); entry ids ``0-<version>``; its bucket's tag, so that
+        its messages go to that bucket's outbox in the same append."""
+        return f"{self.prefix}tn:{{{self.bucket(tournament)}}}:{tournament}:events"
+
+    def tournament_snap(self, tournament: str) -> str:
+        """A tournament's snapshot key (the append script's; never written: tournaments are short)."""
+        return f"{self.prefix}tn:{{{self.bucket(tournament)}}}:{tournament}:snap"
+
+    def tournament_done(self, tournament: str) -> str:
+        """The set of command ids a tournament has processed (idempotency)."""
+        return f"{self.prefix}tn:{{{self.bucket(tournament)}}}:{tournament}:done"
+
+    def tournament_commands(self) -> str:
+        """The tournaments' command stream (group ``directors``)."""
+        return f"{self.prefix}tn:{{tournaments}}:cmd"
+
+    def tournament_lease(self) -> str:
+        """The director deciding now (a single-holder lease, service.store.leases.hold)."""
+        return f"{self.prefix}tn:{{tournaments}}:lease"
+
+    def tournament_current(self, platform: str, chat: str) -> str:
+        """Derived: the tournament a group shows."""
+        return f"{self.prefix}tn:{{{platform}:{chat}}}:current"
+
+    # -- the ratings (service.ratings): every key under the one tag {ratings} ----------------------------
+
+    def rating_queue(self) -> str:
+        """The stream of finished matches to rate (group ``raters``)."""
+        return f"{self.prefix}rt:{{ratings}}:queue"
+
+    def rating_done(self) -> str:
+        """The set of tables rated (a match counts once)."""
+        return f"{self.prefix}rt:{{ratings}}:done"
+
+    def rating_lease(self) -> str:
+        """The projector rating now."""
+        return f"{self.prefix}rt:{{ratings}}:lease"
+
+    def ratings(self, game: str) -> str:
+        """Everyone's rating in a game (a hash ``platform:user`` -> ``<matches>|<rating JSON>``)."""
+        return f"{self.prefix}rt:{{ratings}}:r:{game}"
+
+    def rating_top(self, game: str) -> str:
+        """The global board of a game."""
+        return f"{self.prefix}rt:{{ratings}}:top:{game}"
+
+    def rating_group(self, group: str, game: str) -> str:
+        """The people who played a game in a group (``group``: ``platform:chat``)."""
+        return f"{self.prefix}rt:{{ratings}}:grp:{group}:{game}"
+
+    def rating_window(self, game: str, period: str) -> str:
+        """Rating points won in a period (``w…`` a week or ``m…`` a month)."""
+        return f"{self.prefix}rt:{{ratings}}:win:{game}:{period}"
+
+    def rating_keys(self) -> str:
+        """The SCAN pattern of every ratings key (for a rebuild)."""
+        return f"{self.prefix}rt:{{ratings}}:*"
 
     def retain_lock(self) -> str:
         """The key that lets one worker of all run retention in an interval (service.ops.retention)."""

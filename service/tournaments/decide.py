@@ -1,9 +1,9 @@
 """What a tournament command does: its events, its messages and the tables to create.  Pure.
 
-Commands are :class:`~service.domain.commands.TableCommand` s whose ``table`` is the tournament id:
-``tournament`` (``args.action``: open, join, leave, start, cancel; from the chat or a button) and
-``table_finished`` (the service's own: a table of the tournament finished, ``args.record`` its
-ratings record, whose seat ranks score it).  A refusal raises :class:`Refused` and changes nothing.
+``decide`` matches the command's typed request (:mod:`service.tournaments.commands`: open, join,
+leave, start, cancel from the chat or a button; the service's ``table_finished``, whose record's seat
+ranks score a table), as a table's ``decide`` does.  A refusal raises :class:`Refused` and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from service.domain.tokens import issue
 from service.protocol import text
 from service.ratings.boards import BOARD, view_move
 from service.tournaments import swiss
+from service.tournaments.commands import Begin, Cancel, Enter, Open, TableFinished, Withdraw, request_of
 from service.tournaments.events import (
     EntrantJoined,
     EntrantLeft,
@@ -107,42 +108,46 @@ def refusal_message(cmd: TableCommand, refused: Refused, version: int) -> Wire:
 def decide(t: Tournament | None, cmd: TableCommand, ctx: Context) -> Decision:
     """The decision on ``cmd`` (``t``: the tournament it names, None if it does not exist)."""
     b = _Builder(t, cmd)
-    if cmd.name == "table_finished":
+    req = request_of(cmd)
+    if isinstance(req, TableFinished):
         if t is not None:
-            _table_finished(b, cmd, ctx)
+            _table_finished(b, req, ctx)
         return b.d
-    action = cmd.args.get("action")
     if cmd.room is None or cmd.room.kind != "group":
         raise Refused("wrong_chat", command="tournament", chat=cmd.room.kind if cmd.room else "private")
-    if action == "open":
-        _open(b, cmd, ctx)
+    if isinstance(req, Open):
+        _open(b, cmd, req, ctx)
         return b.d
     if t is None:
         raise Refused("no_tournament_here")
-    handler = {"join": _join, "leave": _leave, "start": _start, "cancel": _cancel}.get(str(action), _unknown)
-    handler(b, cmd, ctx)
+    match req:
+        case Enter():
+            _join(b, cmd, ctx)
+        case Withdraw():
+            _leave(b, cmd, ctx)
+        case Begin():
+            _start(b, cmd, ctx)
+        case Cancel():
+            _cancel(b, cmd)
+        case _:  # an action no tournament knows
+            raise Refused("no_tournament_here")
     return b.d
 
 
-def _unknown(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
-    raise Refused("no_tournament_here")
-
-
-def _open(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _open(b: _Builder, cmd: TableCommand, req: Open, ctx: Context) -> None:
     if b.d.after is not None or (ctx.current is not None and ctx.current.status in (SIGNUP, RUNNING)):
         raise Refused("tournament_exists")
     assert cmd.actor is not None and cmd.room is not None
-    options = dict(cmd.args.get("options") or {})
+    options = dict(req.options)
     turn = options.pop("turn", ctx.turn_seconds)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or turn < 0:
         raise Refused("bad_options", reason=f"turn={turn}")
-    game = str(cmd.args.get("game", ""))
-    seats = cmd.args.get("players") or DEFAULT_SEATS
+    seats = req.players or DEFAULT_SEATS
     try:
-        engine.new_game(game, players=seats, seed=0, **options)
+        engine.new_game(req.game, players=seats, seed=0, **options)
     except (ValueError, TypeError) as e:
         raise Refused("bad_options", reason=str(e)) from None
-    b.emit(TournamentOpened(game=game, options=options, seats=seats, rounds=int(cmd.args.get("rounds") or 3),
+    b.emit(TournamentOpened(game=req.game, options=options, seats=seats, rounds=req.rounds or 3,
                             creator=cmd.actor, room=cmd.room, locale=cmd.locale, turn_seconds=float(turn),
                             level=ctx.bot_level))
     b.emit(EntrantJoined(player=cmd.actor, locale=cmd.locale))
@@ -203,7 +208,7 @@ def _start(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
     _start_round(b, ctx, 1, list(range(len(t.entrants))))
 
 
-def _cancel(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _cancel(b: _Builder, cmd: TableCommand) -> None:
     t = b.t
     _require_creator(t, cmd)
     if t.status not in (SIGNUP, RUNNING):
@@ -248,10 +253,9 @@ def table_command(t: Tournament, d: TableDraw, cmd: TableCommand, ctx: Context) 
                               "turn_seconds": t.turn_seconds, "seed": t.seed, "seats": seats})
 
 
-def _table_finished(b: _Builder, cmd: TableCommand, ctx: Context) -> None:
+def _table_finished(b: _Builder, req: TableFinished, ctx: Context) -> None:
     t = b.t
-    table = str(cmd.args.get("table", ""))
-    record = cmd.args.get("record") or {}
+    table, record = req.table, req.record
     draw = next((d for d in t.tables() if d.table == table), None)
     if t.status != RUNNING or draw is None or table in t.scored:
         return  # a table of a cancelled tournament, or a copy of a report: nothing to do

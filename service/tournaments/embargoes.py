@@ -20,7 +20,7 @@ from service.domain.embargo import Embargo, deal_shown, embargo_of, may_open
 from service.domain.identities import Player
 from service.domain.tables.state import LOBBY, RUNNING, Table
 from service.store import repository
-from service.store.event_store import EventStore
+from service.store.event_store import TOURNAMENTS, EventStore
 from service.store.keys import Keys
 from service.tournaments.director import load_tournament
 
@@ -43,6 +43,7 @@ class Embargoes:
         self.redis = redis
         self.keys = keys
         self.store = store or EventStore(redis, keys)
+        self.tournaments = EventStore(redis, keys, TOURNAMENTS)
         self.clock = clock
 
     async def lifted(self, t: Table) -> bool:
@@ -65,7 +66,7 @@ class Embargoes:
 
 
 async def _tournament_round_over(emb: Embargoes, e: Embargo, t: Table) -> bool:
-    tour = await load_tournament(emb.redis, emb.keys, e.key)
+    tour = await load_tournament(emb.tournaments, e.key)
     if tour is None:
         return False
     round_no = next((r for r, draws in tour.draws.items() if any(d.table == t.id for d in draws)), None)

@@ -1,4 +1,6 @@
-"""A tournament's events, in the same envelope as a table's (``service.domain.events.encode``).
+"""A tournament's events, in the same envelope as a table's (``service.domain.events.encode``), and
+:class:`TournamentVisitor`, the one dispatch on their types (as :mod:`service.domain.visitor` is for
+a table's).
 
 Past tense, pydantic, never rewritten (a change bumps ``schema_version`` and adds an upcaster, as
 for tables).  The round's seed is in ``RoundStarted`` (the stream is the service's, like a table's):
@@ -7,13 +9,17 @@ messages show only its commitment until every table of the round has finished.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from service.domain.events import Event, Stored
+from service.domain.events import Event, Stored, decode_envelope
 from service.domain.identities import Player, Room
+from service.domain.visitor import Visitor
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class TournamentOpened(Event):
@@ -96,6 +102,35 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 def decode(raw: str | bytes) -> Stored:
     """A tournament event back from its envelope."""
-    env = orjson.loads(raw)
-    cls = EVENT_TYPES[env["type"]]
-    return Stored(event=cls.model_validate(env["data"]), at=env.get("at", 0.0), cmd=env.get("cmd", ""))
+    return decode_envelope(orjson.loads(raw), EVENT_TYPES)
+
+
+class TournamentVisitor(Visitor[T, R]):
+    """A reader of a tournament's events: ``visit(event, t)`` calls the method of the event's type;
+    every method not overridden gives :meth:`other`."""
+
+    __slots__ = ()
+
+    def tournament_opened(self, e: TournamentOpened, t: T) -> R:
+        return self.other(e, t)
+
+    def entrant_joined(self, e: EntrantJoined, t: T) -> R:
+        return self.other(e, t)
+
+    def entrant_left(self, e: EntrantLeft, t: T) -> R:
+        return self.other(e, t)
+
+    def round_started(self, e: RoundStarted, t: T) -> R:
+        return self.other(e, t)
+
+    def table_scored(self, e: TableScored, t: T) -> R:
+        return self.other(e, t)
+
+    def round_finished(self, e: RoundFinished, t: T) -> R:
+        return self.other(e, t)
+
+    def tournament_finished(self, e: TournamentFinished, t: T) -> R:
+        return self.other(e, t)
+
+    def tournament_cancelled(self, e: TournamentCancelled, t: T) -> R:
+        return self.other(e, t)

@@ -19,12 +19,13 @@ from service.protocol.i18n import translate
 from service.protocol.i18n.reasons import error_text
 from service.protocol.parse import ProtocolError
 from service.store.decoding import as_text
-from service.tournaments.director import commands_key, current_key, tournament_id
+from service.store.keys import Keys
+from service.tournaments.director import tournament_id
 
 Answer = Callable[..., Awaitable[str]]
 
 
-async def command(redis: Any, prefix: str, secret: bytes, cid: str, command_id: str | None,
+async def command(redis: Any, keys: Keys, secret: bytes, cid: str, command_id: str | None,
                   args: dict[str, Any], user: Player, room: Room, locale: str, moderator: bool, at: float,
                   answer: Answer) -> str:
     """``/tournament``: to the tournament director's stream (refused at once outside a group, or
@@ -35,23 +36,23 @@ async def command(redis: Any, prefix: str, secret: bytes, cid: str, command_id: 
     if args.get("action") == "open":
         tid = tournament_id(secret, command_id)
     else:
-        shown = await redis.get(current_key(prefix, room.platform, room.chat))
+        shown = await redis.get(keys.tournament_current(room.platform, room.chat))
         if shown is None:
             refusal = "tournament.refusal.no_tournament_here"
             return await answer(translate(locale, refusal), "no_tournament_here")
         tid = as_text(shown)
     cmd = TableCommand(id=cid, table=tid, name="tournament", args=args, actor=user, room=room, locale=locale,
                        at=at, moderator=moderator)
-    await redis.xadd(commands_key(prefix), {"c": cmd.dumps()})
+    await redis.xadd(keys.tournament_commands(), {"c": cmd.dumps()})
     return cid
 
 
-async def press(redis: Any, prefix: str, cid: str, tournament: str, move: str, token: str, user: Player,
+async def press(redis: Any, keys: Keys, cid: str, tournament: str, move: str, token: str, user: Player,
                 room: Room, locale: str, moderator: bool, at: float, answer: Answer) -> str:
     """A sign-up button (its token names the tournament): join, leave or start, for whoever pressed it."""
     if move not in ("join", "leave", "start"):
         return await answer(translate(locale, "refusal.token_forged"), "token_forged")
-    await redis.xadd(commands_key(prefix), {"c": TableCommand(
+    await redis.xadd(keys.tournament_commands(), {"c": TableCommand(
         id=cid, table=tournament, name="tournament", args={"action": move}, actor=user, room=room,
         locale=locale, token=token, at=at, moderator=moderator).dumps()})
     return cid

@@ -1,4 +1,6 @@
-"""A tournament's state, folded from its events (no IO, no clock)."""
+"""A tournament's state, folded from its events with :func:`evolve` (no IO, no clock).
+
+The fold is a :class:`~service.tournaments.events.TournamentVisitor`, as a table's is an event visitor."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from service.tournaments.events import (
     TournamentCancelled,
     TournamentFinished,
     TournamentOpened,
+    TournamentVisitor,
 )
 
 SIGNUP, RUNNING, FINISHED, CANCELLED = "signup", "running", "finished", "cancelled"
@@ -87,32 +90,66 @@ class Tournament:
 
 def evolve(t: Tournament | None, event: Event, *, tid: str = "") -> Tournament:
     """The state after ``event``; only ``TournamentOpened`` starts from None."""
-    if isinstance(event, TournamentOpened):
-        return Tournament(id=tid, version=1, game=event.game, options=dict(event.options), seats=event.seats,
-                          rounds=event.rounds, creator=event.creator, room=event.room, locale=event.locale,
-                          turn_seconds=event.turn_seconds, level=event.level)
+    fold = _Evolve(tid)
     if t is None:
-        raise ValueError(f"{type(event).__name__} before TournamentOpened")
-    t = replace(t, version=t.version + 1)
-    if isinstance(event, EntrantJoined):
-        return replace(t, entrants=(*t.entrants, event.player), locales=(*t.locales, event.locale))
-    if isinstance(event, EntrantLeft):
-        i = t.entrant_of(event.player)
+        if not isinstance(event, TournamentOpened):
+            raise ValueError(f"{type(event).__name__} before TournamentOpened")
+        return fold.tournament_opened(event, None)
+    return fold.visit(event, t)
+
+
+class _Evolve(TournamentVisitor[Tournament | None, Tournament]):
+    """The fold, one event at a time: ``visit(event, tournament before)`` is the tournament after it."""
+
+    __slots__ = ("tid",)
+
+    def __init__(self, tid: str) -> None:
+        self.tid = tid
+
+    def tournament_opened(self, e: TournamentOpened, t: Tournament | None) -> Tournament:
+        return Tournament(id=self.tid, version=1, game=e.game, options=dict(e.options), seats=e.seats,
+                          rounds=e.rounds, creator=e.creator, room=e.room, locale=e.locale,
+                          turn_seconds=e.turn_seconds, level=e.level)
+
+    def entrant_joined(self, e: EntrantJoined, t: Tournament | None) -> Tournament:
+        t = _known(t)
+        return _next(t, entrants=(*t.entrants, e.player), locales=(*t.locales, e.locale))
+
+    def entrant_left(self, e: EntrantLeft, t: Tournament | None) -> Tournament:
+        t = _known(t)
+        i = t.entrant_of(e.player)
         if i is None:
-            return t
-        return replace(t, entrants=t.entrants[:i] + t.entrants[i + 1:],
-                       locales=t.locales[:i] + t.locales[i + 1:])
-    if isinstance(event, RoundStarted):
-        return replace(t, status=RUNNING, round=event.round, seed=event.seed, commitment=event.commitment,
-                       draws={**t.draws, event.round: tuple(event.tables)})
-    if isinstance(event, TableScored):
-        draw = next(d for d in t.tables(event.round) if d.table == event.table)
-        scored = Scored(list(draw.seats), event.ranks, event.points)
-        return replace(t, scored={**t.scored, event.table: scored})
-    if isinstance(event, RoundFinished):
-        return replace(t, seeds={**t.seeds, event.round: t.seed})
-    if isinstance(event, TournamentFinished):
-        return replace(t, status=FINISHED, podium=tuple(event.podium))
-    if isinstance(event, TournamentCancelled):
-        return replace(t, status=CANCELLED)
-    raise ValueError(f"unknown event {type(event).__name__}")
+            return _next(t)
+        return _next(t, entrants=t.entrants[:i] + t.entrants[i + 1:],
+                     locales=t.locales[:i] + t.locales[i + 1:])
+
+    def round_started(self, e: RoundStarted, t: Tournament | None) -> Tournament:
+        t = _known(t)
+        return _next(t, status=RUNNING, round=e.round, seed=e.seed, commitment=e.commitment,
+                     draws={**t.draws, e.round: tuple(e.tables)})
+
+    def table_scored(self, e: TableScored, t: Tournament | None) -> Tournament:
+        t = _known(t)
+        draw = next(d for d in t.tables(e.round) if d.table == e.table)
+        return _next(t, scored={**t.scored, e.table: Scored(list(draw.seats), e.ranks, e.points)})
+
+    def round_finished(self, e: RoundFinished, t: Tournament | None) -> Tournament:
+        t = _known(t)
+        return _next(t, seeds={**t.seeds, e.round: t.seed})
+
+    def tournament_finished(self, e: TournamentFinished, t: Tournament | None) -> Tournament:
+        return _next(_known(t), status=FINISHED, podium=tuple(e.podium))
+
+    def tournament_cancelled(self, e: TournamentCancelled, t: Tournament | None) -> Tournament:
+        return _next(_known(t), status=CANCELLED)
+
+
+def _known(t: Tournament | None) -> Tournament:
+    # evolve() lets only TournamentOpened start from None: every other event has a tournament before it.
+    assert t is not None
+    return t
+
+
+def _next(t: Tournament, **changes: Any) -> Tournament:
+    """The tournament one version on, with ``changes``."""
+    return replace(t, version=t.version + 1, **changes)

@@ -16,7 +16,6 @@ from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
 from service.foundation import logs
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
-from service.ratings.store import RatingKeys
 from service.store import doorbell
 from service.store.keys import Keys
 from service.write import match_end, projection
@@ -56,7 +55,6 @@ class Finishing:
     processed: int
     _counters: dict[tuple[str, str], Any]
     _finished: OrderedDict[str, None]
-    rating_keys: RatingKeys
     _later: Any
     dead_letter: Callable[[Entry, str], Awaitable[None]]
 
@@ -93,7 +91,7 @@ class Finishing:
                         projection.queue(pipe, self.keys, [op for ev in o.events for op in index_ops(t, ev)])
                         for ev in o.events:
                             if isinstance(ev, MatchFinished):  # before the ack: see service.write.match_end
-                                match_end.queue(pipe, self.keys, self.rating_keys, t, ev.result, o.at)
+                                match_end.queue(pipe, self.keys, t, ev.result, o.at)
                                 self._remember_finished(t.id)
                     if o.outcome.startswith("refused") and cmd.creates_table:
                         self._unindex_room(pipe, cmd)
@@ -129,7 +127,7 @@ class Finishing:
         for b in batches:
             if b.before is not None and b.before.status == FINISHED and b.table not in self._finished:
                 self._remember_finished(b.table)
-                await match_end.requeue(self.redis, self.keys, self.rating_keys, b.before)
+                await match_end.requeue(self.redis, self.keys, b.before)
 
     def _remember_finished(self, table: str) -> None:
         """A finished table whose follow-ups this process queued (see :meth:`follow_up_finished`)."""

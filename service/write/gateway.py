@@ -114,7 +114,7 @@ class Gateway:
         self.bot_names: dict[str, str] = {}
         self._reply = redis.register_script(_REPLY)
         self._point_room = redis.register_script(_POINT_ROOM)
-        self.ratings = RatingStore(redis, settings.key_prefix)
+        self.ratings = RatingStore(redis, self.keys)
         self.replicas = Replicas.of(redis, settings, self.keys)
 
     def name_bot(self, platform: str, username: str) -> None:
@@ -231,7 +231,7 @@ class Gateway:
             await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
             return await answer(translate(new, "lang.changed"), in_locale=new)
         if name == "tournament":
-            return await intake.command(self.redis, self.keys.prefix, self.secrets[0], cid, command_id, args,
+            return await intake.command(self.redis, self.keys, self.secrets[0], cid, command_id, args,
                                         user, room, locale, await _ask(moderator, name), self.clock(),
                                         answer)
         if name in ("rating", "top"):
@@ -298,7 +298,7 @@ class Gateway:
             return await answer(**await boards.press(self.ratings, claims.move, user, room, locale,
                                                      self.clock(), self.secrets[0]))
         if is_tournament(claims.table):  # a sign-up button: join or start
-            return await intake.press(self.redis, self.keys.prefix, cid, claims.table, claims.move, token,
+            return await intake.press(self.redis, self.keys, cid, claims.table, claims.move, token,
                                       user, room, locale, moderator, self.clock(), answer)
         await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
                                       locale=locale, token=token, at=self.clock()))

@@ -12,20 +12,19 @@ from service.domain.events import MatchFinished, decode
 from service.domain.tables.state import FINISHED, Table
 from service.ratings import projector
 from service.ratings.model import record_of
-from service.ratings.store import RatingKeys
 from service.store.keys import Keys
 from service.tournaments import director
 
 
-def queue(pipe: Any, keys: Keys, rkeys: RatingKeys, t: Table, result: dict[str, Any], at: float) -> None:
+def queue(pipe: Any, keys: Keys, t: Table, result: dict[str, Any], at: float) -> None:
     """Queue the rating of a match that just finished, and its tournament's report."""
     rec = record_of(t, result, at)
-    projector.queue_record(pipe, rkeys, rec)
+    projector.queue_record(pipe, keys, rec)
     if t.tournament is not None:
         director.report(pipe, keys, t.tournament, rec)
 
 
-async def requeue(redis: Any, keys: Keys, rkeys: RatingKeys, t: Table) -> bool:
+async def requeue(redis: Any, keys: Keys, t: Table) -> bool:
     """Queue again what a finished table's end sets off (read from its stored ``MatchFinished``)."""
     if t.status != FINISHED:
         return False
@@ -33,7 +32,7 @@ async def requeue(redis: Any, keys: Keys, rkeys: RatingKeys, t: Table) -> bool:
         s = decode(fields.get(b"e") or fields.get("e"))
         if isinstance(s.event, MatchFinished):
             pipe = redis.pipeline(transaction=False)
-            queue(pipe, keys, rkeys, t, s.event.result, s.at)
+            queue(pipe, keys, t, s.event.result, s.at)
             await pipe.execute()
             return True
     return False

@@ -34,7 +34,6 @@ from service.domain.tables.state import Table
 from service.foundation import logs
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
-from service.ratings.store import RatingKeys
 from service.store.event_store import AppendResult, EventStore
 from service.store.groups import Group, Pause
 from service.store.keys import Keys
@@ -77,7 +76,6 @@ class Worker(Intake, Finishing):
         self.store = store or EventStore(redis, self.keys)
         self.embargoes = Embargoes(redis, self.keys, store=self.store, clock=clock)
         self.replicas = Replicas.of(redis, settings, self.keys)
-        self.rating_keys = RatingKeys(settings.key_prefix)
         self.name = name or f"w-{secrets.token_hex(4)}"
         self.clock = clock
         # By default hard AI moves are thought in another process (service.write.bots.Thinker), so that
@@ -261,7 +259,7 @@ class Worker(Intake, Finishing):
 
     async def _send(self, planned: list[TableBatch], read: bool) -> tuple[list[AppendResult], list[Entry]]:
         """One round trip: what the last batch held back, the appends, and (``read``) the next read."""
-        if planned and "append" not in self.store._sha:
+        if planned and not self.store.ready:
             await self.store.ensure_scripts()
         pipe, self._later = self._later, None
         if pipe is None:

@@ -16,7 +16,8 @@ from service.ratings.model import MatchRecord, SeatRecord
 from service.ratings.projector import GROUP as RATERS
 from service.ratings.projector import Projector, queue_record
 from service.ratings.store import RatingStore, month, week
-from service.tournaments.director import Director, commands_key
+from service.store.keys import Keys
+from service.tournaments.director import Director
 from service.tournaments.events import RoundFinished, RoundStarted, TableScored, decode
 from tests.faults.proxy import Proxy, evalsha
 from tests.faults.redis_server import RedisServer
@@ -42,30 +43,30 @@ async def test_a_match_is_rated_once_when_the_compare_and_set_is_cut(redis_serve
                                                                      action: str):
     direct, via = once(redis_server.url), once(proxy.url)
     try:
-        store = RatingStore(direct)
+        store = RatingStore(direct, Keys())
         await direct.script_load(store._apply.script)  # so that the one EVALSHA is the write itself
         pipe = direct.pipeline(transaction=False)
         queue_record(pipe, store.keys, record("tab1"))
         await pipe.execute()
-        first = Projector(via, name="p1")
+        first = Projector(via, Keys(), name="p1")
         rule = proxy.arm(evalsha(first.store._apply.sha), action, times=1)
         with pytest.raises(RedisConnectionError):
             await first.drain()
         await rule.wait()
         # The entry was not acknowledged: still pending for p1.  Its write happened or not, per action.
-        assert (await direct.xpending(store.keys.queue(), RATERS))["pending"] == 1
+        assert (await direct.xpending(store.keys.rating_queue(), RATERS))["pending"] == 1
         assert await store.is_rated("tab1") == (action == "kill_after")
         # p1 again (a restart of the same projector reads its pending entries first).
-        again = Projector(once(proxy.url), name="p1")
+        again = Projector(once(proxy.url), Keys(), name="p1")
         assert await again.drain() == 1
         assert again.rated == (1 if action == "kill_before" else 0)  # after the kill: a duplicate
         ratings = await store.get("535", ["tg:1", "tg:2"])
         assert [(r.matches, r.wins) for r in ratings.values()] == [(1, 1), (1, 0)]
         gain = ratings["tg:1"].points - 1000 + 0.0
         for period in (week(AT), month(AT)):  # the windows counted the gain once, not twice
-            assert await direct.zscore(store.keys.window("535", period), "tg:1") == gain
-        assert await direct.xlen(store.keys.queue()) == 0
-        assert (await direct.xpending(store.keys.queue(), RATERS))["pending"] == 0
+            assert await direct.zscore(store.keys.rating_window("535", period), "tg:1") == gain
+        assert await direct.xlen(store.keys.rating_queue()) == 0
+        assert (await direct.xpending(store.keys.rating_queue(), RATERS))["pending"] == 0
         await again.redis.aclose()
     finally:
         await direct.aclose()
@@ -73,7 +74,7 @@ async def test_a_match_is_rated_once_when_the_compare_and_set_is_cut(redis_serve
 
 
 async def _events(redis: aioredis.Redis, director: Director, tid: str) -> list[object]:
-    return [decode(f[b"e"]).event for _, f in await redis.xrange(director._keys(tid)[0])]
+    return [decode(f[b"e"]).event for _, f in await redis.xrange(director.keys.tournament_events(tid))]
 
 
 @pytest.mark.parametrize("action", ["kill_before", "kill_after"])
@@ -82,8 +83,8 @@ async def test_a_round_advances_once_when_the_compare_and_set_is_cut(redis_serve
     s = settings()
     direct, via = once(redis_server.url), once(proxy.url)
     try:
-        setup = Director(direct, s, clock=lambda: AT, seeds=seeds("round"), name="d0")
-        await direct.script_load(setup._append.script)
+        setup = Director(direct, s, Keys.of(s), clock=lambda: AT, seeds=seeds("round"), name="d0")
+        await setup.store.ensure_scripts()
         tid = "Tfaults001"
         for cid, who, args in (("c1", ANA, {"action": "open", "game": "535", "rounds": 2}),
                                ("c2", BEA, {"action": "join"}), ("c3", ANA, {"action": "start"})):
@@ -97,16 +98,16 @@ async def test_a_round_advances_once_when_the_compare_and_set_is_cut(redis_serve
                            args={"table": draw.table, "record": {"table": draw.table, "game": "535", "at": AT,
                                                                   "seats": ranks, "groups": []}})
         await setup.setup()
-        await direct.xadd(commands_key(""), {"c": fin.dumps()})
-        first = Director(via, s, clock=lambda: AT, seeds=setup.seeds, name="d1")
-        rule = proxy.arm(evalsha(first._append.sha), action, times=1)
+        await direct.xadd(Keys().tournament_commands(), {"c": fin.dumps()})
+        first = Director(via, s, Keys.of(s), clock=lambda: AT, seeds=setup.seeds, name="d1")
+        rule = proxy.arm(evalsha(setup.store.sha("append")), action, times=1)
         with pytest.raises(RedisConnectionError):
             await first.drain()
         await rule.wait()
         events = await _events(direct, setup, tid)
         assert any(isinstance(e, RoundStarted) and e.round == 2 for e in events) == (action == "kill_after")
         # The same director again: its pending report is decided once more, a duplicate if it was applied.
-        again = Director(once(proxy.url), s, clock=lambda: AT, seeds=setup.seeds, name="d1")
+        again = Director(once(proxy.url), s, Keys.of(s), clock=lambda: AT, seeds=setup.seeds, name="d1")
         assert await again.drain() == 1
         events = await _events(direct, setup, tid)
         names = [type(e).__name__ for e in events]
@@ -121,7 +122,7 @@ async def test_a_round_advances_once_when_the_compare_and_set_is_cut(redis_serve
         sent = [f for _, f in await direct.xrange(stream) if TableCommand.model_validate_json(f[b"c"]).id
                 == f"tt:{draw2.table}"]
         assert len(sent) == 1
-        assert (await direct.xpending(commands_key(""), "directors"))["pending"] == 0
+        assert (await direct.xpending(Keys().tournament_commands(), "directors"))["pending"] == 0
         await again.redis.aclose()
     finally:
         await direct.aclose()

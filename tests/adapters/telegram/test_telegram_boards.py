@@ -19,6 +19,7 @@ from adapters.telegram.content import Content, Edit
 from adapters.telegram.sender import Sender
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
+from service.store.keys import Keys
 from service.tournaments.director import Director
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown
 from tests.adapters.telegram.support import GROUP_ID, TOKEN, World, person
@@ -141,7 +142,8 @@ async def test_rating_in_private_switches_to_the_board_in_the_same_message(any_r
 async def test_a_tournament_signup_has_buttons_and_is_edited_in_place(any_redis):
     async with World(any_redis) as w:
         stop = asyncio.Event()
-        director = asyncio.create_task(Director(any_redis, w.settings).run(stop, block_ms=20))
+        director = Director(any_redis, w.settings, Keys.of(w.settings))
+        running = asyncio.create_task(director.run(stop, block_ms=20))
         try:
             await w.say(ANA, "/tournament 535 rounds=1", chat=GROUP_ID)
             join_label, start_label = (translate("en", f"tournament.btn.{m}") for m in ("join", "start"))
@@ -166,4 +168,4 @@ async def test_a_tournament_signup_has_buttons_and_is_edited_in_place(any_redis)
             assert link.startswith("https://t.me/") and "?start=" in link
         finally:
             stop.set()
-            await director
+            await running

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from service.protocol.i18n import translate
+from service.store.keys import Keys
 from service.tournaments.director import Director
 from tests.adapters.webhook.support import event, on_platform
 
@@ -16,7 +17,8 @@ GROUP = "g7"
 async def test_signup_buttons_and_the_first_round_over_http(fake_redis):
     stop = asyncio.Event()
     async with on_platform(fake_redis) as (platform, h):
-        director = asyncio.create_task(Director(fake_redis, h.settings).run(stop, block_ms=50))
+        director = Director(fake_redis, h.settings, Keys.of(h.settings))
+        running = asyncio.create_task(director.run(stop, block_ms=50))
         post = h.client.accepted
         try:
             await post(event("/tournament 535 rounds=1", user="u1", chat=GROUP, name="Ana"))
@@ -43,4 +45,4 @@ async def test_signup_buttons_and_the_first_round_over_http(fake_redis):
             assert all(m["table"] == tournament or m["table"] is None for m in platform.to_chat(GROUP))
         finally:
             stop.set()
-            await director
+            await running

@@ -8,6 +8,7 @@ from service.domain.tokens import issue
 from service.protocol.i18n import translate
 from service.ratings.boards import BOARD, parse_view, view_move
 from service.ratings.projector import Projector
+from service.store.keys import Keys
 from tests.service.ratings.test_ratings_service import open_table, play_out, snapshot
 from tests.service.support import ANA, BEA, CAL, GROUP, Harness, private, to
 
@@ -31,7 +32,7 @@ async def test_board_buttons_redraw_the_message_they_were_pressed_on(any_redis):
     h = Harness(any_redis)
     t1 = await open_table(h, GROUP, "535", [ANA, BEA], bots=1)
     await play_out(h, t1)
-    await Projector(any_redis).drain()
+    await Projector(any_redis, Keys()).drain()
 
     (board,) = [m for m in to(await h.send(ANA, "/top", room=GROUP), GROUP) if m.kind == "reply"]
     assert board.replaces is None and "Cinquillo" in board.text and "535" in board.text

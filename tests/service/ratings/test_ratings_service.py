@@ -18,6 +18,7 @@ from service.protocol.i18n import translate
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.ratings.store import RatingStore
+from service.store.keys import Keys
 from service.write.worker import Worker
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, OTHER_GROUP, Harness, private, seeds, to
 
@@ -96,7 +97,7 @@ async def reply(h: Harness, who: Player, text: str, room) -> str:
 
 async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_crash(any_redis, tmp_path):
     h = Harness(any_redis)
-    projector = Projector(any_redis)
+    projector = Projector(any_redis, Keys())
     # 1. Ana, Bea and an AI player in the group; moves sent twice now and then.
     t1 = await open_table(h, GROUP, "535", [ANA, BEA], bots=1)
     await play_out(h, t1, redeliver_every=7)
@@ -115,7 +116,7 @@ async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_cr
                                       timers=False)
     with pytest.raises(Dies):
         await play_out(h, t4)
-    assert not await RatingStore(any_redis).is_rated(t4)
+    assert not await RatingStore(any_redis, Keys()).is_rated(t4)
     await asyncio.sleep(0.1)  # older than claim_idle_ms: another worker takes its commands over
     h.workers[0] = Worker(any_redis, h.settings, name="heir", clock=h.clock, seeds=seeds("h"), timers=False)
     await h.worker.process(await h.worker.claim())
@@ -127,7 +128,7 @@ async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_cr
     await play_out(h, t5)
 
     assert await projector.drain() >= 5
-    store = RatingStore(any_redis)
+    store = RatingStore(any_redis, Keys())
     for t in (t1, t2, t3, t4, t5):
         assert await store.is_rated(t), t
     # Redelivered records (a copy queued twice, the last command resubmitted) change nothing.
@@ -139,7 +140,7 @@ async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_cr
     assert ratings["web:3"].matches == 2
     assert (await store.get("cinquillo", ["tg:1"]))["tg:1"].matches == 1
     record = await any_redis.hget(store.keys.ratings("535"), "tg:1")
-    await any_redis.xadd(store.keys.queue(), {"r": orjson.dumps({
+    await any_redis.xadd(store.keys.rating_queue(), {"r": orjson.dumps({
         "table": t1, "game": "535", "at": 1.0, "groups": [], "seats": [
             {"rank": 1, "team": 0, "platform": "tg", "user": "1"}, {"rank": 2, "team": 1, "bot": "easy"}]})})
     assert await projector.drain() == 1
@@ -161,7 +162,7 @@ async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_cr
 
 async def test_boards_per_group_global_and_windows(any_redis):
     h = Harness(any_redis)
-    projector = Projector(any_redis)
+    projector = Projector(any_redis, Keys())
     t1 = await open_table(h, GROUP, "535", [ANA, BEA], bots=1)
     await play_out(h, t1)
     h.clock.now += 2 * WEEK + 31 * 86400  # another week and another month

@@ -10,6 +10,7 @@ from typing import Any
 from service.domain.events import MovePlayed, SeatTakenByBot
 from service.ratings.projector import Projector
 from service.ratings.store import RatingStore
+from service.store.keys import Keys
 from service.store.repository import history
 from service.tournaments.director import Director
 from service.tournaments.events import RoundFinished, TableScored, TournamentFinished, decode
@@ -24,8 +25,9 @@ class TimedWorld(World):
 
     def __init__(self, redis: Any) -> None:
         self.h = Harness(redis, turn_seconds=5)
-        self.director = Director(redis, self.h.settings, clock=self.h.clock, seeds=seeds("round"))
-        self.projector = Projector(redis)
+        self.director = Director(redis, self.h.settings, self.h.keys, clock=self.h.clock,
+                                 seeds=seeds("round"))
+        self.projector = Projector(redis, Keys())
 
 
 async def test_the_turn_timer_and_the_ai_takeover_run_at_a_tournament_table(any_redis):
@@ -68,7 +70,7 @@ async def test_the_turn_timer_and_the_ai_takeover_run_at_a_tournament_table(any_
     assert all(ts.ranks[i] == last for i in people)
     assert all(ts.ranks[i] < last for i in range(len(draw.seats)) if i not in people)
     # Rated once, as last: no win for either.
-    store = RatingStore(any_redis)
+    store = RatingStore(any_redis, Keys())
     assert await store.is_rated(table)
     ratings = await store.get("535", [f"{p.platform}:{p.user}" for p in (ANA, BEA)])
     assert [(r.matches, r.wins) for r in ratings.values()] == [(1, 0), (1, 0)]

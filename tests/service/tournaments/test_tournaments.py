@@ -15,9 +15,10 @@ from service.domain.identities import Player
 from service.protocol.i18n import translate
 from service.ratings.projector import Projector
 from service.ratings.store import RatingStore
+from service.store.keys import Keys
 from service.store.repository import history
 from service.tournaments import swiss
-from service.tournaments.director import Director, commands_key
+from service.tournaments.director import Director
 from service.tournaments.state import FINISHED
 from service.write.timers import fire_due
 from service.write.worker import Worker
@@ -35,8 +36,9 @@ class World:
 
     def __init__(self, redis: Any) -> None:
         self.h = Harness(redis)
-        self.director = Director(redis, self.h.settings, clock=self.h.clock, seeds=seeds("round"))
-        self.projector = Projector(redis)
+        self.director = Director(redis, self.h.settings, self.h.keys, clock=self.h.clock,
+                                 seeds=seeds("round"))
+        self.projector = Projector(redis, Keys())
 
     async def settle(self) -> list[Any]:
         while True:
@@ -64,7 +66,7 @@ async def tn_keys(redis: Any) -> dict[str, Any]:
     for raw in sorted(await redis.keys("tn:*")):
         k = raw.decode()
         kind = (await redis.type(k)).decode()
-        if k == commands_key(""):
+        if k == Keys().tournament_commands():
             continue
         out[k] = (await redis.xrange(k) if kind == "stream" else sorted(await redis.smembers(k))
                   if kind == "set" else await redis.get(k))
@@ -106,7 +108,7 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
     assert "Round 1 of 3" in round1.text and round1.text.count("AI") == 2
     # A redelivered start (the stream gives it again) is recognised: nothing twice.
     tid = signup.table
-    await any_redis.xadd(commands_key(""), {"c": TableCommand(
+    await any_redis.xadd(Keys().tournament_commands(), {"c": TableCommand(
         id="start", table=tid, name="tournament", args={"action": "start"}, actor=ANA, room=GROUP,
         locale="en").dumps()})
     assert not [m for m in await w.settle() if m.kind == "reply"]
@@ -186,7 +188,7 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
     names = [t.entrants[i].name for i in t.podium]
     assert all(n in final.text for n in names) and list(t.podium) == t.order()[:3]
     # Every match was rated once, the group's board lists the six.
-    store = RatingStore(any_redis)
+    store = RatingStore(any_redis, Keys())
     for d in [d for r in (1, 2, 3) for d in t.tables(r)]:
         assert await store.is_rated(d.table)
     counts = await store.get("cinquillo", [f"{p.platform}:{p.user}" for p in PEOPLE])
