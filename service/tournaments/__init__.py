@@ -9,6 +9,6 @@ they are.
   seats rotated, points per table.
 - :mod:`service.tournaments.decide` — pure: what a command does (events and messages, or a refusal).
 - :mod:`service.tournaments.director` — the IO: reads the tournaments' command stream, appends
-  through the event store (the tables' compare-and-append), creates each round's tables as ordinary tables (one seed for
-  the round: duplicate deals) and hears back when they finish.
+  through the event store (the tables' compare-and-append), creates each round's tables as ordinary
+  tables (one seed for the round: duplicate deals) and hears back when they finish.
 """
