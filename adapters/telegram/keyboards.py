@@ -1,11 +1,12 @@
 """The bot's inline keyboards: move buttons, the lobby's, the "My hand" and web table links.  Pure.
 
 Cinquillo's buttons name the card as the hand shows it ("🪙 5", "⚔️ Sota").  535's moves are grouped
-(singles, groups of one rank, runs, adds), one kind per row; when a turn has more than
-:data:`MAX_FLAT` moves the keyboard becomes a two-step pick: first the kind ("👥 Groups (3)"), then
-its moves, with a way back.  Every page is kept in the slot's content (:class:`Content.pages`, in
-Redis with it), so the pick works in any bot process; the page buttons carry no move, only
-``pk:<table>:<version>:<page>``, and the move buttons on a page are the service's action tokens.
+by the kind the service's message gives each (singles, groups of one rank, runs, adds), one kind per
+row; when a turn has more than :data:`MAX_FLAT` moves the keyboard becomes a two-step pick: first
+the kind ("👥 Groups (3)"), then its moves, with a way back.  Every page is kept in the slot's
+content (:class:`Content.pages`, in Redis with it), so the pick works in any bot process; the page
+buttons carry no move, only ``pk:<table>:<version>:<page>``, and the move buttons on a page are the
+service's action tokens.
 """
 
 from __future__ import annotations
@@ -37,30 +38,14 @@ def parse_page(data: str) -> tuple[str, int, str] | None:
 
 
 def label(game: str | None, action: Action, locale: str) -> str:
-    """A button's text: a Cinquillo card with its suit symbol, a 535 pile by its ranks."""
+    """A button's text: a Cinquillo card with its suit symbol (ten of them fit a keyboard), anything
+    else as the service's message labels it (535's piles in words: "pair of 7s")."""
     move = action.move
     if move == "pass":
         return translate(locale, "tg.btn.pass")
     if game == "cinquillo" and move[-1:] in SUIT_EMOJI and move[:-1].isdigit():
         return f"{SUIT_EMOJI[move[-1]]} {rank_name(int(move[:-1]), locale)}"
-    if game == "535":
-        verb, _, ranks = move.partition(" ")
-        cards = "·".join(ranks.split())
-        return f"➕ {cards}" if verb == "add" else cards
     return action.label or move
-
-
-def kind(move: str) -> str:
-    """The kind of a 535 move: ``single``, ``group`` (one rank), ``run``, ``add`` (or ``pass``)."""
-    verb, _, rest = move.partition(" ")
-    ranks = rest.split()
-    if verb == "add":
-        return "add"
-    if verb != "play" or not ranks:
-        return "pass"
-    if len(ranks) == 1:
-        return "single"
-    return "group" if len(set(ranks)) == 1 else "run"
 
 
 def _rows(buttons: list[tuple[str, str, str]]) -> Rows:
@@ -75,8 +60,9 @@ def move_keyboard(msg: Message) -> Content:
     tail = (passes,) if passes else ()
     if game != "535":
         return Content("", _rows(plays) + tail)
+    # The service's message says each move's kind (Action.kind): the same grouping on every surface.
     by_kind = {k: [b for a, b in zip([a for a in msg.actions if a.move != "pass"], plays, strict=True)
-                   if kind(a.move) == k] for k in KINDS}
+                   if a.kind == k] for k in KINDS}
     if len(plays) + len(passes) <= MAX_FLAT:
         rows: Rows = ()
         for k in KINDS:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 import zlib
 from typing import IO, Any
 
@@ -60,10 +61,29 @@ async def play(words: list[str], *, auto: bool = False, lang: str | None = None,
         await worker
 
 
+HELP = frozenset({"help", "ayuda", "?", "h"})
+RULES = frozenset({"rules", "reglas"})
+AGAIN = frozenset({"hand", "mano", "table", "mesa"})
+QUIT = frozenset({"q", "quit", "exit", "salir"})
+
+
+async def _checked(rt: Any, table: str | None) -> bool | None:
+    """Whether the finished table's deal checks (its seed gives its hands and moves), read from the
+    embedded store before it goes away with the process."""
+    if not table:
+        return None
+    from service.domain.tables.replay import verify
+    from service.store.repository import history
+
+    return verify(await history(rt.worker.store, table)).ok
+
+
 async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: bool, stdin: IO[str],
                 say: Any, locale: str, screen: Screen) -> int:
     started = False
     hand: Message | None = None
+    seat: int | None = None
+    round_shown = False  # a round's result is on screen: a TTY waits for Enter before the next deal
     while True:
         msgs = [m for m in await reader.read(block_ms=200) if _for_me(m, me, room)]
         if not msgs:
@@ -71,12 +91,17 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
         new_hand = next((m for m in reversed(msgs) if m.kind == "hand"), None)
         answered = False
         for m in msgs:
-            if m.kind in ("table", "hand"):
+            if m.kind in ("table", "hand") and not started:
                 started = True
+                say(translate(locale, "terminal.intro", game=translate(locale, f"game.{m.game}")))
+                say(translate(locale, "terminal.sealed"))
+            if m.kind == "hand" and m.view is not None and m.view.get("seat") is not None:
+                seat = m.view["seat"]
             if m.kind == "table":
                 screen.events(m)  # one line per move or event; the table itself is drawn on a turn
+                round_shown = round_shown or bool(m.outcome and m.outcome.get("round"))
             elif m.kind == "match_over":
-                screen.end(m)
+                screen.end(m, me=seat, checked=await _checked(rt, m.table))
                 return 0
             elif m.kind in ("reply", "replay"):
                 say(m.text)
@@ -89,6 +114,11 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             continue
         if hand is None or not hand.actions:
             continue
+        if round_shown and screen.tty and not auto and new_hand is not None:
+            # The round's result stays on screen until the player moves on.
+            say(translate(locale, "terminal.next_round"))
+            await asyncio.to_thread(stdin.readline)
+        round_shown = False
         # A new turn: the table and the moves; an answer to what was typed (a refusal): the moves again.
         order = screen.turn(hand) if new_hand is not None else screen.moves(hand)
         if auto:
@@ -98,22 +128,40 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             say(f"> {action.label}")
             await rt.gateway.submit(user=me, room=room, token=action.token)
             continue
-        line = text = ""
-        while not text:
-            say(translate(locale, "terminal.prompt").rstrip())
-            line = await asyncio.to_thread(stdin.readline)
+        while True:
+            line = await _ask(hand, stdin, say, locale)
             text = line.strip()
-            if not line:
+            folded = text.lower()
+            if not line or folded in QUIT:
+                say(translate(locale, "terminal.bye"))
+                return 0
+            if folded in HELP:
+                screen.help(hand.game)
+            elif folded in AGAIN:
+                order = screen.turn(hand)
+            elif folded in RULES:
+                await rt.gateway.submit(f"/rules {hand.game}", user=me, room=room)
                 break
-        if not line or text.lower() in ("q", "quit", "exit", "salir"):
-            say(translate(locale, "terminal.bye"))
-            return 0
-        if text.isdigit() and 1 <= int(text) <= len(order):
-            await rt.gateway.submit(user=me, room=room, token=order[int(text) - 1].token)
-        elif text.startswith("/"):
-            await rt.gateway.submit(text, user=me, room=room)
-        else:
-            await rt.gateway.submit(f"/move {text}", user=me, room=room)
+            elif text.isdigit() and 1 <= int(text) <= len(order):
+                await rt.gateway.submit(user=me, room=room, token=order[int(text) - 1].token)
+                break
+            elif text.startswith("/"):
+                await rt.gateway.submit(text, user=me, room=room)
+                break
+            elif text:
+                await rt.gateway.submit(f"/move {text}", user=me, room=room)
+                break
+
+
+async def _ask(hand: Message, stdin: IO[str], say: Any, locale: str) -> str:
+    """The prompt (with the time left when the turn has a timer) and the line typed ("" at the end
+    of input)."""
+    if hand.deadline:
+        left = max(0, round(hand.deadline - time.time()))
+        say(translate(locale, "terminal.prompt_timer", seconds=left).rstrip())
+    else:
+        say(translate(locale, "terminal.prompt").rstrip())
+    return await asyncio.to_thread(stdin.readline)
 
 
 def main(words: list[str], *, auto: bool = False, lang: str | None = None) -> int:

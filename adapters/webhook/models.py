@@ -100,6 +100,9 @@ class Button(BaseModel):
 
     label: str
     token: str
+    kind: str | None = Field(default=None, description="what kind of move it is, to group a turn's choices: "
+                             "pass, card (Cinquillo), single, group, run or add (535); null for a button "
+                             "that is no move (a board's)")
 
 
 class ToChat(BaseModel):
@@ -177,6 +180,14 @@ class OutboundMessage(BaseModel):
         default=None, description="the id of an earlier message this one redraws (the action event's "
         "message: a /rating or /top button pressed on it): edit that message in place if the platform "
         "can, else show this one as new; null for a message of its own")
+    outcome: dict[str, Any] | None = Field(
+        default=None, description="when a round has just ended or the match is over: `round` (the round "
+        "that ended: `n`, `end`, `winners` (seats), `went_out`, `cards_left`, `points` and `chips` per "
+        "seat, `pot`; null at a match of one round's end) and `standings` (`scoring`: points or "
+        "round_wins, `target`, `lower_wins` (535: the fewest points win), `rows` per seat (`seat`, "
+        "`score`, `shown` (the score as written, 16½), `rounds`, `chips`, `rank`), `order` (seats best "
+        "first), `pot`, `teams`, `over`, `winners`), for a platform's own score table; public facts only "
+        "(how many cards were left, never which). `text` says the same in words. Null otherwise")
 
     @classmethod
     def of(cls, msg: Message) -> OutboundMessage:
@@ -191,8 +202,8 @@ class OutboundMessage(BaseModel):
             platform = msg.to.player.platform
         return cls(id=msg.id, platform=platform, to=to, table=msg.table, version=msg.version, kind=msg.kind,
                    locale=msg.locale, text=msg.text, view=msg.view, deadline=msg.deadline, code=msg.code,
-                   buttons=[Button(label=a.label, token=a.token) for a in msg.actions], link=msg.link,
-                   replaces=msg.replaces,
+                   buttons=[Button(label=a.label, token=a.token, kind=a.kind or None) for a in msg.actions],
+                   link=msg.link, replaces=msg.replaces, outcome=msg.outcome,
                    seats=None if msg.seats is None else
                    [None if p is None else SeatPerson(platform=p.platform, name=p.name,
                                                       id=p.user if p.platform == platform else None)

@@ -31,6 +31,8 @@ class Create(_Request):
     game: str = ""
     options: dict[str, Any] = Field(default_factory=dict)
     players: int | None = None
+    # ``/play``: the AI players' level (None: the service's default); any other value is refused.
+    level: Literal["easy", "medium", "hard"] | None = None
     # The table the room showed before (the gateway's note, for the worker to restore on a refusal).
     room_was: str | None = None
 

@@ -17,7 +17,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.domain.identities import Player, Room
-from service.protocol.i18n.render import move_text
+from service.protocol.i18n.render import move_kind, move_text
 from service.protocol.text import render_lines
 
 Wire = dict[str, Any]
@@ -39,7 +39,10 @@ class Recipient(BaseModel):
 class Action(BaseModel):
     """One thing the recipient may do: a label to show and the token to send back.
 
-    ``label`` is filled in the recipient's language when the message is read (see ``rendered``).
+    ``label`` is filled in the recipient's language when the message is read (see ``rendered``), and
+    ``kind`` with it: what kind of move it is (``pass``, ``card``; 535's ``single``, ``group``,
+    ``run``, ``add``: :func:`~service.protocol.i18n.render.move_kind`), so that every surface groups a
+    turn's choices the same way.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -47,6 +50,7 @@ class Action(BaseModel):
     move: str
     token: str
     label: str = ""
+    kind: str = ""
 
 
 class Message(BaseModel):
@@ -74,6 +78,9 @@ class Message(BaseModel):
     deadline: float | None = None
     # A refusal's machine-readable code (``stale_token``, ``not_your_turn``...; None: not a refusal).
     code: str | None = None
+    # When a round just ended or the match is over: the round's result and the standings, drawn from
+    # the public view (service.domain.tables.outcome); None on every other message.
+    outcome: dict[str, Any] | None = None
     # On a room's ``match_over``: who sits in each seat, in seat order (the person, or None for a seat
     # an AI player plays), so that a platform can count wins per person; None on other messages.
     seats: list[Player | None] | None = None
@@ -100,10 +107,13 @@ class Message(BaseModel):
         again = loc != self.locale
         text = self.text
         if self.lines and (again or not text):
-            text = render_lines(self.lines, loc, self.view)
+            text = render_lines(self.lines, loc, self.view, self.outcome)
         # A reply in words keeps its labels too (a board's buttons, labelled and marked by the gateway).
-        actions = [a if a.label and (not again or not self.lines) else
-                   a.model_copy(update={"label": move_text(self.game, a.move, loc)}) for a in self.actions]
+        actions = [a if a.label and a.kind and (not again or not self.lines) else
+                   a.model_copy(update={"label": a.label if a.label and (not again or not self.lines)
+                                        else move_text(self.game, a.move, loc),
+                                        "kind": a.kind or move_kind(self.game, a.move)})
+                   for a in self.actions]
         return self.model_copy(update={"text": text, "actions": actions, "locale": loc})
 
 
@@ -133,8 +143,8 @@ def _builder(model: type[BaseModel], written: tuple[str, ...]) -> Callable[..., 
     return build
 
 
-# Every field but those only some messages carry: ``seats`` (a match's end) and ``link`` (set on
-# delivery, never written).
+# Every field but those only some messages carry: ``seats`` (a match's end), ``outcome`` (a round's or
+# a match's end) and ``link`` (set on delivery, never written).
 wire = _builder(Message, ("text", "lines", "game", "view", "actions", "deadline", "code"))
 # A recipient carries ``person`` only when it answers someone in a private chat.
 recipient_wire = _builder(Recipient, ("room", "player"))

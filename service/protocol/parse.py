@@ -5,7 +5,8 @@
 and the ``params`` its message mentions.  The commands and their ``args``:
 
 - ``new``, ``play``: ``game`` ("cinquillo" or "535"), ``options`` (a dict for ``engine.new_game``),
-  ``players`` (int or None: ``players=3`` or a bare ``3``).  ``/nueva cinquillo tradicional chips``
+  ``players`` (int or None: ``players=3`` or a bare ``3``).  ``/nueva cinquillo tradicional chips``;
+  ``play`` also ``level``, the AI players' (``/play 535 hard``, ``/jugar cinquillo nivel=difícil``).
 - ``join``, ``leave``, ``cancel``, ``hand``, ``stats``, ``help``: no args.
 - ``start``: ``payload`` (str or None: Telegram's deep link sends ``/start <payload>``).
 - ``bots``: ``n`` (1..5), ``level`` ("easy", "medium" by default, "hard").  ``/bots 2 difícil``
@@ -137,7 +138,25 @@ def _new(command: str, words: list[str]) -> dict[str, Any]:
     if not words:
         raise ProtocolError("missing_argument", command=command, name="game")
     game = _game(command, words[0])
-    return {"game": game, **parse_options(command, words[1:])}
+    rest, level = words[1:], None
+    if command == "play":
+        # "/play 535 hard": the AI players' level, a word of its own (or level=, nivel=), once.
+        for word in words[1:]:
+            folded = fold(word)
+            key, eq, value = folded.partition("=")
+            named = eq and key in ("level", "nivel")
+            found = _LEVEL_ALIASES.get(value if named else folded if not eq else "")
+            if found is None and named:
+                raise ProtocolError("bad_argument", command=command, name="level", value=word)
+            if found is not None:
+                if level is not None:
+                    raise ProtocolError("bad_option", command=command, option=word)
+                level = found
+                rest = [w for w in rest if w is not word]
+    out = {"game": game, **parse_options(command, rest)}
+    if level is not None:
+        out["level"] = level
+    return out
 
 
 def _set(command: str, words: list[str]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ message's own view, so it cannot show more than the recipient may see (G-1).
 Items (JSON): a string or a number is itself; ``{"t": msgid, "p": {name: item}}`` is a catalogue
 message; ``{"move": m, "g": game}`` a move in words; ``{"illegal": code, "g": game, "p": params}``
 the engine's reason for refusing a move; ``{"join": [items]}`` a list; ``{"view": [names]}`` the
-message's view drawn as text.
+message's view drawn as text; ``{"outcome": [names]}`` the message's outcome (a round's result, the
+standings: ``Message.outcome``) in words.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from service.protocol.i18n import translate
 from service.protocol.i18n.reasons import illegal_text
 from service.protocol.i18n.render import move_text, render_view
+from service.protocol.i18n.results import outcome_lines
 
 Item = Any
 
@@ -48,7 +50,13 @@ def view(names: list[Item]) -> dict[str, Any]:
     return {"view": names}
 
 
-def render(item: Item, locale: str, msg_view: dict[str, Any] | None = None) -> str:
+def outcome(names: list[Item]) -> dict[str, Any]:
+    """The message's own outcome (a round's result, the standings) in words, with these seat names."""
+    return {"outcome": names}
+
+
+def render(item: Item, locale: str, msg_view: dict[str, Any] | None = None,
+           msg_outcome: dict[str, Any] | None = None) -> str:
     """The words of one item in ``locale``."""
     if isinstance(item, str):
         return item
@@ -67,9 +75,14 @@ def render(item: Item, locale: str, msg_view: dict[str, Any] | None = None) -> s
         if msg_view is None:
             return ""
         return render_view(msg_view, locale, names=[render(n, locale) for n in item["view"]])
+    if "outcome" in item:
+        game = (msg_view or {}).get("game")
+        names = [render(n, locale) for n in item["outcome"]]
+        return "\n".join(outcome_lines(msg_outcome, game, locale, names))
     return ""
 
 
-def render_lines(items: list[Item], locale: str, msg_view: dict[str, Any] | None = None) -> str:
+def render_lines(items: list[Item], locale: str, msg_view: dict[str, Any] | None = None,
+                 msg_outcome: dict[str, Any] | None = None) -> str:
     """Several items, one per line."""
-    return "\n".join(s for s in (render(i, locale, msg_view) for i in items) if s)
+    return "\n".join(s for s in (render(i, locale, msg_view, msg_outcome) for i in items) if s)

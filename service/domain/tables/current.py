@@ -16,6 +16,7 @@ from service.domain.identities import Player
 from service.domain.messages import Wire, recipient_wire
 from service.domain.tables import notify
 from service.domain.tables.announce import finished_line
+from service.domain.tables.outcome import outcome, round_ended
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.protocol import text
 
@@ -31,18 +32,24 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
     running = t.status == RUNNING
     seat_names = notify.names(t) if t.status in (RUNNING, FINISHED) else None
     lines: list[text.Item] = []
+    result = None
+    over = t.status == FINISHED
     if t.engine is not None and t.status in (RUNNING, FINISHED):
         view = engine.view(t.engine, None)
-        if running and seat_names is not None:
-            lines.append(text.view(seat_names))
+        # At the end, or right after a round ended: its result and the standings, as notify sent them.
+        if over or round_ended(view):
+            result = outcome(view)
     else:
         view = notify.lobby_view(t)
-    over = t.status == FINISHED
     if over and t.result is not None:
         lines.append(finished_line(t, shown=deal_shown(t, lifted)))
+    if result is not None and seat_names is not None:
+        lines.append(text.outcome(seat_names))
+    if running and seat_names is not None:
+        lines.append(text.view(seat_names))
     out.add(recipient_wire(), locale, "match_over" if over else "table", lines, view,
-            seats=notify.seat_people(t) if over else None)
+            seats=notify.seat_people(t) if over else None, result=result)
     seat = t.seat_of(person)
     if running and seat is not None:
-        notify._hand_message(out, t, seat, secret, locale, seat_names=seat_names)
+        notify._hand_message(out, t, seat, secret, locale, seat_names=seat_names, result=result)
     return out.messages

@@ -85,7 +85,7 @@ def create(b: Builder, cmd: TableCommand, req: Create, ctx: Context) -> None:
     b.emit(PlayerJoined(seat=0, player=cmd.actor, locale=cmd.locale))
     if req.with_bots:
         n = players if players is not None else min(DEFAULT_PLAYERS, max_seats)
-        b.emit(BotsAdded(seats=list(range(1, n)), level=ctx.bot_level))
+        b.emit(BotsAdded(seats=list(range(1, n)), level=req.level or ctx.bot_level))
         start_match(b, ctx)
 
 

@@ -21,6 +21,7 @@ from service.domain.messages import Wire, action_wire, recipient_wire, wire, wir
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.effects import effects
+from service.domain.tables.outcome import outcome, round_ended
 from service.domain.tables.secrecy import is_private
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import issue_many
@@ -64,12 +65,14 @@ class _Out:
 
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
             view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
-            seats: list[Wire | None] | None = None) -> None:
+            seats: list[Wire | None] | None = None, result: dict[str, Any] | None = None) -> None:
         message = wire(id=f"{self.cmd.id}:{len(self.messages)}", table=self.table, version=self.version,
                        to=to, locale=locale, kind=kind, lines=lines, game=self.game, view=view,
                        actions=actions or (), deadline=self.deadline, code=self.code)
         if seats is not None:  # only the end of a match carries them (Message.seats)
             message["seats"] = seats
+        if result is not None:  # only the end of a round or of the match (Message.outcome)
+            message["outcome"] = result
         self.messages.append(message)
 
 
@@ -82,10 +85,12 @@ def seat_people(t: Table) -> list[Wire | None]:
 
 def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
                   view: dict[str, Any] | None = None, seat_names: list[text.Item] | None = None,
-                  mover: int | None = -1) -> None:
+                  mover: int | None = -1, result: dict[str, Any] | None = None) -> None:
     """The private message of one seat: its view and, on its turn, its legal moves as actions.
 
-    ``view`` (the seat's own), ``seat_names`` and ``mover`` may be given when the caller has them."""
+    ``view`` (the seat's own), ``seat_names`` and ``mover`` may be given when the caller has them;
+    ``result``: the outcome of a round or match that just ended (shown first, and at the end of the
+    match a headline for this seat: won, lost)."""
     player = t.seats[seat].player
     assert player is not None
     if view is None:
@@ -93,13 +98,20 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
     if mover == -1:
         mover = t.to_move()
     actions: list[Wire] = []
-    lines: list[text.Item] = [text.view(names(t) if seat_names is None else seat_names)]
+    seat_names = names(t) if seat_names is None else seat_names
+    lines: list[text.Item] = []
+    if result is not None:
+        winners = (result.get("standings") or {}).get("winners")
+        if t.status == FINISHED and winners is not None:
+            lines.append(text.t("table.you_won" if seat in winners else "table.you_lost"))
+        lines.append(text.outcome(seat_names))
+    lines.append(text.view(seat_names))
     if t.status == RUNNING and mover == seat and t.seats[seat].human:
         moves = view.get("legal_moves") or engine.legal_moves(t.engine)
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
         actions = [action_wire(move=m, token=tok) for m, tok in zip(moves, tokens, strict=True)]
         lines.append(text.t("table.your_turn"))
-    out.add(_to(player=player), locale, "hand", lines, view, actions)
+    out.add(_to(player=player), locale, "hand", lines, view, actions, result=result)
 
 
 def _locale_of(t: Table, seat: int, cmd: TableCommand) -> str:
@@ -139,13 +151,27 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     # The room's view and the hands' views in one go: what they share is computed once.
     public = bool(d.events) and t.engine is not None and t.status in (RUNNING, FINISHED)
     views = engine.views(t.engine, [None, *hands] if public else hands) if public or hands else []
-    seat_names = names(t) if running else None
+    seat_names = names(t) if running or fx.finished else None
+    # A round just ended (the next deal is on the table, untouched) or the match did: its result and
+    # the standings, from the public view, on the room's message and every hand (G-1).
+    new_deal = public and fx.moved and not fx.finished and round_ended(views[0])
+    result = outcome(views[0]) if public and (fx.finished or new_deal) else None
+    if new_deal:
+        # Every person holds a new hand: each is sent theirs (and the round's result) now, not at
+        # their first turn of the new round.
+        more = [i for i, seat in enumerate(t.seats)
+                if seat.human and seat.player is not None and i not in hands]
+        if more:
+            hands += more
+            views += engine.views(t.engine, more)
     if d.events:
         over = fx.finished
         lines = [line for e in d.events if (line := event_line(t, e)) is not None]
         if public:
             view = views[0]
-            if seat_names is not None:  # i.e. running
+            if result is not None and seat_names is not None:
+                lines.append(text.outcome(seat_names))
+            if running and seat_names is not None:
                 lines.append(text.view(seat_names))
         else:
             view = lobby_view(t)
@@ -156,9 +182,10 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
                 # The person in that chat: the room's views keep their order with the person's hand
                 # (service.platform.delivery_model.recipient_key), as their own chat shows both.
                 to["person"] = wire_of(owner)
-            out.add(to, t.locale, "match_over" if over else "table", lines, view, seats=seats)
+            out.add(to, t.locale, "match_over" if over else "table", lines, view, seats=seats, result=result)
     for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
-        _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover)
+        _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover,
+                      result=result)
     if not d.events and cmd.name == "join" and t.status != RUNNING and t.seat_of(cmd.actor) is not None:
         # A seated player opened the table's link before the match began: tell them so.
         out.add(reply_to(cmd), cmd.locale, "reply", [text.t("table.seated_waiting", table=t.id)])

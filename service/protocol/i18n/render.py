@@ -13,7 +13,7 @@ from typing import Any
 
 from service.protocol.i18n import translate as _t
 
-__all__ = ["card_name", "join", "move_text", "player_name", "render_view"]
+__all__ = ["card_name", "join", "move_kind", "move_text", "player_name", "render_view"]
 
 SUITS = "oceb"
 SUIT_EMOJI = {"o": "🪙", "c": "🏆", "e": "⚔️", "b": "🪵"}
@@ -46,8 +46,9 @@ def join(items: Sequence[str], locale: str | None, *, word: str = "and") -> str:
 
 
 def move_text(game: str | None, move: str, locale: str | None) -> str:
-    """A move in words: ``"pass"`` -> "paso"/"pass", ``"play 7 7"`` -> "juega 7 7"/"play 7 7",
-    ``"add 2 7"`` -> "añade 2 7"/"add 2 7", ``"5o"`` -> "5 de oros"/"5 of coins".
+    """A move in words: ``"pass"`` -> "paso"/"pass", ``"play 7 7"`` -> "pareja de 7"/"pair of 7s",
+    ``"play 3 4 5"`` -> "escalera 3–4–5"/"run 3–4–5", ``"add 2 7"`` -> "añade 2 7"/"add 2 7",
+    ``"5o"`` -> "5 de oros"/"5 of coins".
 
     ``game`` may be None: the notations of the two games do not overlap.
     """
@@ -59,10 +60,37 @@ def move_text(game: str | None, move: str, locale: str | None) -> str:
     if verb in ("top", "rating"):  # a board button on a tournament's standings (service.ratings.boards)
         return _t(locale, "board.btn.rating" if verb == "rating" else "board.btn.top")
     if verb in ("play", "add") and rest and game != "cinquillo":
-        return _t(locale, f"move.{verb}", cards=rest)
+        return _five35_words(verb, rest.split(), locale)
     if game != "535" and _CARD_RE.fullmatch(move):
         return card_name(move, locale)
     return move
+
+
+def move_kind(game: str | None, move: str) -> str:
+    """What kind of move it is, for grouping a turn's choices the same way on every surface:
+    ``pass``; a Cinquillo ``card``; a 535 ``single``, ``group`` (cards of one rank), ``run`` or
+    ``add`` (cards put onto the pile to make it longer)."""
+    if move == "pass":
+        return "pass"
+    verb, _, rest = move.partition(" ")
+    ranks = rest.split()
+    if verb == "add" and ranks:
+        return "add"
+    if verb != "play" or not ranks:
+        return "card" if game != "535" and _CARD_RE.fullmatch(move) else "other"
+    return "single" if len(ranks) == 1 else "group" if len(set(ranks)) == 1 else "run"
+
+
+def _five35_words(verb: str, ranks: list[str], locale: str | None) -> str:
+    """A 535 move as players say it: "a 14", "pair of 7s", "three 7s", "run 3–4–5", "add 9 9"."""
+    if verb == "add":
+        return _t(locale, "move.add", cards=" ".join(ranks))
+    if len(ranks) == 1:
+        return _t(locale, "move.single", rank=ranks[0])
+    if len(set(ranks)) == 1:
+        # a play is at most 3 cards (F-4): a pair or three of a rank
+        return _t(locale, "move.pair" if len(ranks) == 2 else "move.group", rank=ranks[0])
+    return _t(locale, "move.run", ranks="–".join(ranks))
 
 
 def player_name(seat: int, locale: str | None, names: Sequence[str] | None = None,

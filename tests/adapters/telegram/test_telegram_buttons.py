@@ -7,11 +7,12 @@ import random
 
 import engine
 from adapters.telegram.content import Show
-from adapters.telegram.keyboards import MAX_FLAT, PAGE_PREFIX, kind
+from adapters.telegram.keyboards import MAX_FLAT, PAGE_PREFIX
 from adapters.telegram.render import route
 from service.domain.identities import Player, Room
 from service.domain.tables.state import FINISHED
 from service.platform.outbox import Action, Message, Recipient
+from service.protocol.i18n.render import move_kind
 from service.store.repository import history, load
 from tests.adapters.telegram.support import World, person
 
@@ -22,8 +23,9 @@ ROOM = Room(platform="telegram", chat=str(BOB.id), kind="private")
 
 def _hand(game: str, moves: list[str], locale: str = "en") -> Message:
     actions = [Action(move=m, token=f"1tab.0.7.={i}.x", label=m) for i, m in enumerate(moves)]
+    # As delivered: rendered, so each action has its label and the kind the service gives it.
     return Message(id="c:0", table="tab", version=7, to=Recipient(player=ANA), locale=locale, kind="hand",
-                   text="hello", game=game, view={"game": game}, actions=actions)
+                   text="hello", game=game, view={"game": game}, actions=actions).rendered()
 
 
 def test_cinquillo_buttons_show_the_card_with_its_suit_symbol():
@@ -49,7 +51,7 @@ def test_a_535_opening_turn_is_a_two_step_pick_of_at_most_twelve_buttons():
         tokens += [b[2] for b in moves_here]
         if name != "-":
             index = [int(b[2].split("=")[1].split(".")[0]) for b in moves_here]
-            assert {kind(moves[i]) for i in index} == {name}
+            assert {move_kind("535", moves[i]) for i in index} == {name}
     assert sorted(tokens) == sorted(f"1tab.0.7.={i}.x" for i in range(len(moves)))
     # A short list stays flat, one kind per row.
     [op] = route(_hand("535", ["play 3", "play 3 3", "play 3 4", "pass"]), bot_username="b").ops

@@ -119,6 +119,15 @@ async def check_everything_arrived_once_to_its_recipient(h: Harness, platform: F
         assert got.text.strip(), "every message reads by itself"
         assert all(a.label for a in got.actions)
         assert [(a.label, a.token) for a in got.actions] == [(a.label, a.token) for a in src.actions]
+        # Issue 34: each button says its kind, and a round's or the match's end its outcome, as written.
+        assert [b["kind"] for b in wire["buttons"]] == [a.kind for a in src.actions]
+        assert wire["outcome"] == src.outcome
+    # The end reached the chat with the final standings, structured and in words.
+    [over] = [w for w in platform.received if w["kind"] == "match_over" and w["table"] == table]
+    standings = over["outcome"]["standings"]
+    assert standings["over"] and sorted(standings["order"]) == list(range(len(standings["rows"])))
+    winners = standings["winners"]
+    assert winners and set(standings["order"][:len(winners)]) == set(winners)  # the winners first
     # Order per chat: each recipient got the table's messages in version order.
     per: dict[str, list[int]] = {}
     for wire in platform.received:

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from service.protocol.i18n import SUPPORTED
-from service.protocol.i18n.render import card_name, join, move_text, player_name, render_view
+from service.protocol.i18n.render import card_name, join, move_kind, move_text, player_name, render_view
 
 _LEAK = re.compile(r"\{\w*\}|\b(?:view|card|move|game|join)\.[a-z_]+")
 
@@ -43,12 +43,24 @@ def test_card_name_leaves_anything_else_alone() -> None:
 
 @pytest.mark.parametrize(("game", "move", "es", "en"), [
     ("535", "pass", "paso", "pass"), ("cinquillo", "pass", "paso", "pass"),
-    ("535", "play 7 7", "juega 7 7", "play 7 7"), ("535", "add 2 7", "añade 2 7", "add 2 7"),
-    ("cinquillo", "10o", "Sota de oros", "Jack of coins"), (None, "play 8", "juega 8", "play 8"),
+    # 535 in words, never the engine's notation (issue 34, 15: "AI 4: play 13 13")
+    ("535", "play 7 7", "pareja de 7", "pair of 7s"), ("535", "add 2 7", "añade 2 7", "add 2 7"),
+    ("535", "play 13", "un 13", "a 13"), ("535", "play 9 9 9", "trío de 9", "three 9s"),
+    ("535", "play 3 4 5", "escalera 3–4–5", "run 3–4–5"),
+    ("cinquillo", "10o", "Sota de oros", "Jack of coins"), (None, "play 8", "un 8", "a 8"),
     (None, "5o", "5 de oros", "5 of coins"),
 ])
 def test_move_text(game: str | None, move: str, es: str, en: str) -> None:
     assert (move_text(game, move, "es"), move_text(game, move, "en")) == (es, en)
+
+
+@pytest.mark.parametrize(("game", "move", "kind"), [
+    ("535", "pass", "pass"), ("535", "play 13", "single"), ("535", "play 7 7", "group"),
+    ("535", "play 7 7 7", "group"), ("535", "play 3 4 5", "run"), ("535", "add 9", "add"),
+    ("cinquillo", "5o", "card"), ("cinquillo", "pass", "pass"),
+])
+def test_move_kind_groups_a_turns_choices_once_for_every_surface(game: str, move: str, kind: str) -> None:
+    assert move_kind(game, move) == kind
 
 
 def test_join_and_player_names() -> None:
