@@ -3,8 +3,7 @@
 A round's history holds a dozen or more choices by the other seats, so the log-likelihood of a
 deal (a sum over them) spreads over tens of units across a pool of deals: raw weights put nearly
 all the mass on one or two deals, and a search that plays out only those overfits their hidden
-cards (measured in 535: 10 points worse than uniform deals, ``bench/results/five35_experiments.txt``).
-So the likelihoods are *tempered*: raised to the largest power ``t`` in [0, 1] for which the
+cards.  So the likelihoods are *tempered*: raised to the largest power ``t`` in [0, 1] for which the
 effective sample size, ``(sum w)^2 / sum w^2``, stays at least :data:`MIN_ESS_SHARE` of the pool.
 ``t = 1`` is the plain weighting, ``t = 0`` uniform deals.
 """

@@ -15,25 +15,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Final
 
 from engine.ai.infoset import CinquilloInfo, ReplayTable
 from engine.ai.medium_cinquillo import score_card
 from engine.cinquillo.cards import FULL, PASS
 from engine.cinquillo.state import table_mask
 
-#: inverse temperature of the modelled players' softmax over their cards' scores; 4 (with a pool
-#: of 200 deals, tempered) won +2.1 points [+1.0, +3.2] over uniform deals on 600 paired deals
-#: (bench/results/cinquillo_experiments.txt); the benchmark's ``hard/beta=..`` sets it, so not Final
-BETA = 4.0
+#: inverse temperature of the modelled players' softmax over their cards' scores (how closely the
+#: others are taken to follow the medium player's score; chosen in bench/results/cinquillo_experiments.txt)
+BETA: Final = 4.0
 
 
 def log_likelihood(info: CinquilloInfo, history: Sequence[tuple[int, int]], hands: Sequence[int],
-                   cabron: bool, double_turn: bool) -> float:
+                   cabron: bool, double_turn: bool, beta: float = BETA) -> float:
     """Log-probability of the other seats' choices in ``history`` if the deal were ``hands`` (now).
 
     The hands at the start of the round are the hands now plus the cards each seat has played;
     the round is replayed and, at every choice of another seat between two or more cards, the
-    modelled probability of the card it played is added (in logs).
+    modelled probability of the card it played is added (in logs), the softmax's inverse
+    temperature being ``beta``.
     """
     start = list(hands)
     for who, move in history:
@@ -55,10 +56,10 @@ def log_likelihood(info: CinquilloInfo, history: Sequence[tuple[int, int]], hand
                 while m:
                     low = m & -m
                     c = low.bit_length() - 1
-                    scores.append(BETA * score_card(st, hand, unseen, c))
+                    scores.append(beta * score_card(st, hand, unseen, c))
                     m ^= low
                 top = max(scores)
-                chosen = BETA * score_card(st, hand, unseen, move)
+                chosen = beta * score_card(st, hand, unseen, move)
                 total += chosen - top - math.log(sum(math.exp(s - top) for s in scores))
         start[who] = hand & ~(1 << move)
         table.play(move)

@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from engine.ai import belief_weights
-from engine.ai.cinquillo_belief import log_likelihood
+from engine.ai.cinquillo_belief import BETA, log_likelihood
 from engine.ai.infoset import CinquilloInfo, cinquillo_history, cinquillo_table
 from engine.cinquillo.cards import PASS, cards_of, codes_of
 from engine.cinquillo.snapshot import VERSION
@@ -195,11 +195,12 @@ class CinquilloDeterminizer:
 
     With ``pool`` > 0, ``pool`` deals are drawn up front and weighted by how well they explain the
     others' moves (:mod:`engine.ai.cinquillo_belief`); ``sample`` then draws among them in
-    proportion to their weights.  With ``pool`` 0 every sample is a fresh constrained deal.
+    proportion to their weights (``beta``: :data:`engine.ai.cinquillo_belief.BETA`).  With ``pool``
+    0 every sample is a fresh constrained deal.
     """
 
     def __init__(self, view: dict[str, Any], info: CinquilloInfo, rng: random.Random,
-                 pool: int = 0) -> None:
+                 pool: int = 0, beta: float = BETA) -> None:
         self.sampler = CinquilloSampler(info)
         self.base = base_state(view, self.sampler.hands(rng))
         self.deals: list[list[int]] = []
@@ -208,7 +209,7 @@ class CinquilloDeterminizer:
             history = cinquillo_history(view)
             opts = view["options"]
             deals = [self.sampler.hands(rng) for _ in range(pool)]
-            logs = [log_likelihood(info, history, d, bool(opts["cabron"]), bool(opts["double_turn"]))
+            logs = [log_likelihood(info, history, d, bool(opts["cabron"]), bool(opts["double_turn"]), beta)
                     for d in deals]
             self.deals = deals
             self.cum = belief_weights.cumulative_weights(logs)  # tempered: see that module

@@ -13,9 +13,9 @@ medium player's score (ties broken uniformly at random, as the medium player's j
 policy passes exactly when the medium player does, which ``tests/engine/test_ai_five35_playout.py``
 checks against :func:`engine.ai.medium_five35.choose`.  :data:`HARD`, the hard player's playouts,
 has the same form with weights tuned on duplicate deals (``bench/five35_policy.py``): it sheds
-single cards when it leads and groups and runs when it follows, which alone wins far more often
-than medium (figures in ``bench/results/five35_experiments.txt``), so the rounds the hard
-player's search plays out look more like the strong play it meets.
+single cards when it leads and groups and runs when it follows, a far stronger player than medium
+(``bench/results/five35_experiments.txt``), so the rounds the hard player's search plays out
+look more like the strong play it meets.
 """
 
 from __future__ import annotations
@@ -223,11 +223,3 @@ def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...
 #: (coordinate search on duplicate deals against three medium players)
 HARD: Final[Weights] = Weights(card=1.5, low=0.15, add=3.0, brk=2.5, e8near=2.5, e8keep=0.0, near=3,
                                danger=9, lead=-2.25, pass_t=-0.5)
-
-#: the same form tuned by bench/five35_policy.py against three copies of :data:`HARD` (it sheds more
-#: cards a move and breaks groups more readily); as a pure policy it wins 35.7% against three
-#: :data:`HARD` players and 51.1% against three medium ones.  The hard player's own playouts when
-#: most others play like searchers, if ``engine.ai.five35_style.OWN_VS_SEARCHERS`` is set (an
-#: experiment, measured not better: bench/results/five35_experiments.txt)
-VS_SEARCHERS: Final[Weights] = Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
-                                       near=3, danger=8, lead=-2.25, pass_t=-0.5)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.ai import belief_weights, five35_belief, five35_playout
 from engine.ai.infoset import Five35Info, five35_played
 from engine.five35 import cards as D
 from engine.five35.state import State
@@ -87,33 +86,16 @@ def base_state(view: dict[str, Any], hands: list[int]) -> State:
 
 
 class Five35Determinizer:
-    """Determinized states of a 535 view: a base state built once, hands redrawn per sample.
+    """Determinized states of a 535 view: a base state built once, hands redrawn per sample."""
 
-    With ``belief_pool`` > 0, that many deals are drawn once and weighted by how well they explain
-    the others' moves (:mod:`engine.ai.five35_belief`, inverse temperature ``belief_beta``); each
-    sample is then one of them, drawn in proportion to its weight.
-    """
-
-    def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
-                 belief_pool: int = 0, belief_beta: float = five35_belief.BETA) -> None:
+    def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random) -> None:
         self.sampler = Five35Sampler(info)
         self.deck = D.deck_packed(info.players)
         self.base = base_state(view, self.sampler.hands(rng))
-        self.pool: list[list[int]] = []
-        self.cum: list[float] = []
-        if belief_pool > 0 and any((e & 7) != info.seat for e in self.base.history):
-            rows = five35_playout.rows_for(self.base.tables)
-            self.pool = [self.sampler.hands(rng) for _ in range(belief_pool)]
-            self.cum = belief_weights.cumulative_weights([
-                five35_belief.log_likelihood(self.base, info.seat, h, rows, belief_beta)
-                for h in self.pool])
 
     def sample(self, rng: random.Random) -> State:
         """A fresh determinized copy of the base state (the out-of-play cards follow the hands)."""
         st = self.base.clone()
-        if self.pool:
-            st.hands = rng.choices(self.pool, cum_weights=self.cum)[0][:]
-        else:
-            st.hands = self.sampler.hands(rng)
+        st.hands = self.sampler.hands(rng)
         st.out = self.deck - sum(st.hands) - st.played
         return st

@@ -29,6 +29,7 @@ sizes, the pile's effect table, F-8..F-10): no hand is read (G-1).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Final
 
 from engine.ai import medium_five35
@@ -57,11 +58,26 @@ ODD_FOLLOW_SEARCHER: Final = 0.69
 ODD_FOLLOW_MEDIUM: Final = 0.02
 ODD_FOLLOW_LLR: Final = math.log(ODD_FOLLOW_SEARCHER / ODD_FOLLOW_MEDIUM)
 FIT_FOLLOW_LLR: Final = math.log((1 - ODD_FOLLOW_SEARCHER) / (1 - ODD_FOLLOW_MEDIUM))
-#: whether follows count as evidence (not Final, so that bench/tournament.py can vary it)
-FOLLOWS = True
-#: the log odds before any lead is seen (below 0: a seat is modelled as the medium player until
-#: its leads say otherwise; not Final, so that bench/tournament.py can vary it)
-PRIOR = -0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the hard player reads and models the other seats.
+
+    ``prior``: a seat's log odds of searching before any evidence; ``follows``: whether follows
+    count as evidence (leads always do); a seat whose log odds are below ``medium_below`` is played
+    out as the medium player, any other as ``searcher``.
+    """
+
+    prior: float = -0.1
+    follows: bool = True
+    medium_below: float = 0.0
+    searcher: Weights = HARD
+
+
+#: the hard player's reading (below 0 a seat is taken for the medium player until its moves say
+#: otherwise)
+READING: Final[Reading] = Reading()
 
 
 def _follow_bound(move: int) -> tuple[float, bool]:
@@ -135,42 +151,28 @@ def counts(st: State) -> list[tuple[int, int, int, int, int, int]]:
     return [(a, b, c, d, e, f) for a, b, c, d, e, f in out]
 
 
-def searcher_log_odds(early_single: int, early_multi: int, late_single: int = 0,
-                      late_multi: int = 0, fit_follows: int = 0, odd_follows: int = 0) -> float:
-    """The log odds that a seat with this evidence plays like a searcher rather than like medium
-    (follows count only while :data:`FOLLOWS`)."""
-    odds = (PRIOR + early_single * EARLY_SINGLE_LLR + early_multi * EARLY_MULTI_LLR
+def searcher_log_odds(evidence: tuple[int, int, int, int, int, int], reading: Reading = READING) -> float:
+    """The log odds that a seat with this evidence (a row of :func:`counts`) plays like a searcher
+    rather than like medium."""
+    early_single, early_multi, late_single, late_multi, fit_follows, odd_follows = evidence
+    odds = (reading.prior + early_single * EARLY_SINGLE_LLR + early_multi * EARLY_MULTI_LLR
             + late_single * LATE_SINGLE_LLR + late_multi * LATE_MULTI_LLR)
-    if FOLLOWS:
+    if reading.follows:
         odds += fit_follows * FIT_FOLLOW_LLR + odd_follows * ODD_FOLLOW_LLR
     return odds
 
 
-#: the seat's own playout policy when most other seats read as searchers (None: ``own`` always).
-#: An experiment, off: :data:`five35_playout.VS_SEARCHERS` there won +2.9 points [-1.7, +7.6]
-#: against three PIMC players with 400 deals a decision, but -3.6 [-8.6, +1.5] with the budget's
-#: worth of deals, on the same 140 deals (five35_experiments.txt).  Not Final, so that
-#: bench/tournament.py can set it.
-OWN_VS_SEARCHERS: Weights | None = None
-
-
-def seat_weights(st: State, seat: int, own: Weights = HARD) -> tuple[Weights, ...]:
-    """The playout policy of every seat, for the player at ``seat``: for each other seat the tuned
-    policy or the medium player's, whichever its evidence makes likelier (the likelier one, not a
-    draw in proportion: drawing the tuned policy for half the playouts of an unread seat won 15
-    points less against medium players, five35_experiments.txt); for itself ``own``, or
-    :data:`OWN_VS_SEARCHERS` if set, when most other seats read as searchers."""
+def seat_weights(st: State, seat: int, own: Weights = HARD,
+                 reading: Reading = READING) -> tuple[Weights, ...]:
+    """The playout policy of every seat, for the player at ``seat``: ``own`` for itself, and for
+    each other seat the medium player's or ``reading.searcher``, by its evidence (the likelier
+    model, not a draw in proportion: see the module docstring)."""
     out: list[Weights] = []
-    searchers = 0
     for s, c in enumerate(counts(st)):
         if s == seat:
             out.append(own)
-        elif searcher_log_odds(*c) < 0:
+        elif searcher_log_odds(c, reading) < reading.medium_below:
             out.append(MEDIUM)
         else:
-            out.append(HARD)
-            searchers += 1
-    alt = OWN_VS_SEARCHERS
-    if alt is not None and 2 * searchers > st.players - 1:
-        out[seat] = alt
+            out.append(reading.searcher)
     return tuple(out)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
-from engine.ai import five35_belief, five35_playout, medium_cinquillo, medium_five35
+from engine.ai import cinquillo_belief, five35_playout, medium_cinquillo, medium_five35
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
@@ -39,10 +39,11 @@ class CinquilloGame:
     EPSILON = 0.0
 
     def __init__(self, view: dict[str, Any], info: CinquilloInfo, rng: random.Random,
-                 heuristic_playouts: bool, belief_pool: int = 0) -> None:
+                 heuristic_playouts: bool, belief_pool: int = 0,
+                 belief_beta: float = cinquillo_belief.BETA) -> None:
         self.rules: CinquilloRules = _CINQUILLO
         self.info = info
-        self.det = CinquilloDeterminizer(view, info, rng, belief_pool)
+        self.det = CinquilloDeterminizer(view, info, rng, belief_pool, belief_beta)
         self.base = self.det.base
         self.outcome = CinquilloOutcome(view)
         self.heuristic_playouts = heuristic_playouts
@@ -88,15 +89,14 @@ class Five35Game:
     """A 535 seat's information set (see the module docstring)."""
 
     def __init__(self, view: dict[str, Any], info: Five35Info, rng: random.Random,
-                 heuristic_playouts: bool, belief_pool: int = 0,
-                 belief_beta: float = five35_belief.BETA,
+                 heuristic_playouts: bool,
                  weights: five35_playout.Weights = five35_playout.MEDIUM,
                  seat_weights: tuple[five35_playout.Weights, ...] | None = None) -> None:
         self.rules: Five35Rules = _FIVE35
         self.weights = weights
         self.seat_weights = seat_weights
         self.info = info
-        self.det = Five35Determinizer(view, info, rng, belief_pool, belief_beta)
+        self.det = Five35Determinizer(view, info, rng)
         self.base = self.det.base
         self.outcome = Five35Outcome(view)
         self.heuristic_playouts = heuristic_playouts
@@ -146,14 +146,14 @@ class Five35Game:
 
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
-             belief_pool: int = 0, belief_beta: float = five35_belief.BETA,
+             belief_pool: int = 0, belief_beta: float = cinquillo_belief.BETA,
              weights: five35_playout.Weights = five35_playout.MEDIUM,
              seat_weights: tuple[five35_playout.Weights, ...] | None = None) -> CinquilloGame | Five35Game:
-    """The information set of the view's seat as a searchable game (``belief_pool``: see
-    :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer` and
-    :class:`engine.ai.five35_sample.Five35Determinizer`; ``belief_beta`` and the playouts'
-    ``weights``, or per seat ``seat_weights``: 535 only)."""
+    """The information set of the view's seat as a searchable game (``belief_pool`` and
+    ``belief_beta``, Cinquillo only: see :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer`;
+    the playouts' ``weights``,
+    or per seat ``seat_weights``, 535 only)."""
     info = info_from_view(view)
     if isinstance(info, CinquilloInfo):
-        return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool)
-    return Five35Game(view, info, rng, heuristic_playouts, belief_pool, belief_beta, weights, seat_weights)
+        return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool, belief_beta)
+    return Five35Game(view, info, rng, heuristic_playouts, weights, seat_weights)

@@ -42,7 +42,7 @@ def choose_move(view: dict[str, Any], level: str, seed: int) -> str:
     """
     if level == "hard":
         return engine.ai.choose_move(view, level=level, seed=seed,
-                                     iterations=engine.ai.DEFAULT_ITERATIONS[view["game"]],
+                                     iterations=engine.ai.HARD.iterations(view["game"]),
                                      budget_ms=HARD_BUDGET_MS, clock=time.process_time)
     return engine.ai.choose_move(view, level=level, seed=seed)
 

@@ -1,5 +1,5 @@
-"""engine.ai.five35_playout (the hard 535 player's fast playout policy) and engine.ai.five35_belief
-(deals weighted by how well they explain the others' moves)."""
+"""engine.ai.five35_playout: the hard 535 player's fast playout policies (the medium player's choice
+exactly, and the same form with other weights)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 from ai_positions import CONFIGS, position
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_ai_infoset import _shuffle_hidden
 
 import engine
-from engine.ai import five35_belief, five35_pimc, five35_playout, medium_five35
+from engine.ai import five35_playout, medium_five35
 from engine.ai.games import Five35Game, game_for
 from engine.five35 import cards as D
 from engine.five35.piles import ADD, MOVES, NCARDS, PASS
@@ -20,9 +19,9 @@ from engine.five35.piles import ADD, MOVES, NCARDS, PASS
 F535 = [c for c in CONFIGS if c[0] == "535"]
 
 
-def _game(state, seed=1, pool=0):
+def _game(state, seed=1):
     view = engine.view(state, engine.to_move(state))
-    game = game_for(view, random.Random(seed), heuristic_playouts=True, belief_pool=pool)
+    game = game_for(view, random.Random(seed), heuristic_playouts=True)
     assert isinstance(game, Five35Game)
     return game
 
@@ -74,69 +73,6 @@ def test_a_playout_ends_the_round_with_legal_moves(config, seed, steps):  # F-12
     assert st_.rounds and st_.rounds[0]["cards_left"].count(0) == 1  # one seat went out
     assert len(st_.history) > before
     assert 0.0 <= game.rewards(st_)[game.base.to_move] <= 1.0
-
-
-def _after_a_declined_single(seat1):
-    """Seat 0 leads a single 1; seat 1 (holding ``seat1``) passes; seat 2 to move, its hand fixed,
-    seat 3 holding the rest of the deck."""
-    seat0 = [1, 1, 2, 2, 4, 4, 5, 5, 7, 7, 8, 14, 15]
-    seat2 = [2, 2, 4, 4, 5, 5, 7, 7, 8, 8, 11, 12, 13]
-    rest = D.deck_ranks(4)
-    for r in seat0 + seat1 + seat2:
-        rest.remove(r)
-    state = engine.new_game("535", players=4, seed=1, target=1, hands=[seat0, seat1, seat2, rest])
-    state = engine.play(state, "play 1")
-    return engine.play(state, "pass")
-
-
-def test_a_pass_over_a_cheap_follow_makes_that_follow_unlikely():  # F-8
-    # The same public table, two deals for seat 1: a lone 3 (a cheap single it would have played
-    # on the 1) or a pair of 3s (playing one breaks the pair: a medium player passes).
-    high = [15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 9]
-    lone = _after_a_declined_single([3, 9, *high])
-    pair = _after_a_declined_single([3, 3, *high])
-    seat = engine.to_move(lone)
-    game = _game(lone)
-    rows = five35_playout.rows_for(game.base.tables)
-
-    def ll(state):
-        return five35_belief.log_likelihood(game.base, seat, list(state.hands), rows)
-
-    assert ll(pair) > ll(lone) + 0.5
-    assert ll(pair) <= 1e-9 and ll(lone) <= 1e-9  # log-probabilities
-
-
-def test_no_move_of_another_seat_means_no_weighting():
-    state = engine.new_game("535", players=4, seed=2, target=1)
-    game = _game(state, pool=32)  # seat 0 leads the round: nothing seen yet
-    assert game.det.pool == []
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), steps=st.integers(3, 40))
-def test_weighted_deals_respect_the_information_set(seed, steps):
-    state = position(F535[2], seed, steps)
-    game = _game(state, seed, pool=24)
-    info = game.info
-    for _ in range(10):
-        s = game.sample(random.Random(seed))
-        assert s.hands[info.seat] == info.hand
-        assert [D.size(h) for h in s.hands] == list(info.sizes)
-        assert sum(s.hands) - info.hand + s.out == info.unseen
-
-
-@settings(max_examples=15, deadline=None)
-@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(1, 60))
-def test_the_weighted_search_sees_only_the_view(config, seed, steps):  # G-1
-    state = position(config, seed, steps)
-    seat = engine.to_move(state)
-    twin = _shuffle_hidden(state, seat, random.Random(seed))
-    moves = []
-    for s in (state, twin):
-        game = _game(s, seed, pool=16)
-        moves.append(five35_pimc.choose(game, random.Random(seed), iterations=8, budget_s=None,
-                                        clock=None))
-    assert moves[0] == moves[1]
 
 
 def _weighted_score(s, move, w):

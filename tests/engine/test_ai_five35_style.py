@@ -101,27 +101,29 @@ def test_the_medium_player_never_makes_an_odd_follow():  # F-8
     assert totals[4] > 300
 
 
+def _odds(*evidence, reading=five35_style.READING):
+    return five35_style.searcher_log_odds((*evidence, *[0] * (6 - len(evidence))), reading)
+
+
 def test_single_leads_make_a_searcher_and_big_leads_the_medium_player():
-    odds = five35_style.searcher_log_odds
-    assert odds(0, 0) == five35_style.PRIOR < 0  # no lead seen: the medium player
+    odds = _odds
+    prior = five35_style.READING.prior
+    assert odds(0, 0) == prior < 0  # no lead seen: the medium player
     assert odds(1, 0) > 2  # medium nearly never leads a single card while its hand is full
-    assert odds(0, 1) < five35_style.PRIOR and odds(0, 0, 0, 1) < five35_style.PRIOR
+    assert odds(0, 1) < prior and odds(0, 0, 0, 1) < prior
     assert odds(0, 0, 1, 0) > 0  # one late single lead is enough to tip the balance
     assert odds(0, 1, 1, 0) < 0 < odds(1, 1)
 
 
 def test_an_odd_follow_makes_a_searcher_and_fitting_ones_the_medium_player():
-    odds = five35_style.searcher_log_odds
+    odds = _odds
+    prior = five35_style.READING.prior
     assert odds(0, 0, 0, 0, 0, 1) > 3  # a follow the medium player never makes
-    assert odds(0, 0, 0, 0, 1, 0) < five35_style.PRIOR  # one it could have made: likelier medium
+    assert odds(0, 0, 0, 0, 1, 0) < prior  # one it could have made: likelier medium
     assert odds(0, 0, 0, 0, 2, 1) > 0  # one odd follow outweighs two fitting ones
     assert odds(1, 0, 0, 0, 3, 0) < 0  # three fitting follows outweigh an early single lead
-    saved = five35_style.FOLLOWS
-    try:
-        five35_style.FOLLOWS = False  # the benchmark's switch: leads alone
-        assert odds(0, 0, 0, 0, 0, 1) == five35_style.PRIOR
-    finally:
-        five35_style.FOLLOWS = saved
+    leads_only = five35_style.Reading(follows=False)
+    assert odds(0, 0, 0, 0, 0, 1, reading=leads_only) == prior
 
 
 def _view_after_leads(seed):
@@ -147,7 +149,7 @@ def test_each_seat_gets_the_model_its_leads_make_likelier():
     assert models[me] is five35_playout.HARD
     for s, c in enumerate(seen):
         if s != me:
-            want = five35_playout.MEDIUM if five35_style.searcher_log_odds(*c) < 0 else five35_playout.HARD
+            want = five35_playout.MEDIUM if five35_style.searcher_log_odds(c) < 0 else five35_playout.HARD
             assert models[s] is want
     # medium players lead big sets: after 16 plies at least one of them reads as medium
     assert five35_playout.MEDIUM in models
@@ -180,25 +182,3 @@ def test_the_hard_player_plays_out_with_the_models_its_leads_give():
         assert played.history == expected.history
         differs += played.history != plain.history
     assert differs > 0  # the models change some playouts
-
-
-def test_the_own_seat_plays_out_with_the_set_tuned_against_searchers_only_when_asked():
-    # OWN_VS_SEARCHERS (off in the engine, the benchmark's ``own=selfplay``) models the seat's own
-    # later moves once most other seats read as searchers (here all, or none, by the prior: no
-    # move seen); off, the seat keeps its own set whatever the others are.
-    state = engine.new_game("535", players=4, seed=8, target=1)
-    saved = five35_style.PRIOR, five35_style.OWN_VS_SEARCHERS
-    assert five35_style.OWN_VS_SEARCHERS is None
-    try:
-        five35_style.PRIOR = 1.0
-        assert five35_style.seat_weights(state, 2, five35_playout.HARD)[2] is five35_playout.HARD
-        five35_style.OWN_VS_SEARCHERS = five35_playout.VS_SEARCHERS
-        models = five35_style.seat_weights(state, 2, five35_playout.HARD)
-        assert models[2] is five35_playout.VS_SEARCHERS
-        assert [m for i, m in enumerate(models) if i != 2] == [five35_playout.HARD] * 3
-        five35_style.PRIOR = -1.0
-        models = five35_style.seat_weights(state, 2, five35_playout.HARD)
-        assert models[2] is five35_playout.HARD
-        assert [m for i, m in enumerate(models) if i != 2] == [five35_playout.MEDIUM] * 3
-    finally:
-        five35_style.PRIOR, five35_style.OWN_VS_SEARCHERS = saved

@@ -1,0 +1,87 @@
+"""The hard player: what it is made of (:class:`HardSettings`) and its move (:func:`hard_move`).
+
+* 535: determinized Monte Carlo over every legal move on shared deals (:mod:`.five35_pimc`), each
+  move played out to the end of the round with a policy of the medium player's form per seat
+  (:mod:`.five35_playout`): for its own seat the weights tuned to win (``five35_own``), for each
+  other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
+  ``five35_reading``); as many deals as the time budget allows, up to ``five35_iterations``.
+* Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
+  weighted by how likely the others' plays are under a model of the medium player
+  (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``); it
+  plays the medium player's card unless the search finds a better one by ``cinquillo_overrule_z``
+  standard errors (when the search cannot tell two cards apart, the heuristic's reasons are the
+  better guide).
+
+:data:`HARD` is the player the service runs; ``bench/tournament.py`` measures it and varies its
+settings (``hard/<field>=<value>``), the figures behind each choice in ``bench/results/``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine.ai import cinquillo_belief, five35_pimc, five35_playout, five35_style
+from engine.ai.games import Five35Game, game_for
+from engine.ai.ismcts import best_move, confident_move, search_stats
+
+#: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
+BUDGET_SHARE: Final = 0.97
+
+
+@dataclass(frozen=True, slots=True)
+class HardSettings:
+    """The hard player's settings, per game (see the module docstring).
+
+    ``*_iterations`` cap a decision's search (535: deals, on each of which every move is played
+    out; Cinquillo: tree iterations); with a time budget whichever comes first stops it.  535's cap
+    is high so that the budget stops nearly every decision: the first decisions of a round, with
+    many moves, cost far more a deal than the last.
+    """
+
+    cinquillo_iterations: int = 300
+    cinquillo_belief_pool: int = 200
+    cinquillo_belief_beta: float = cinquillo_belief.BETA
+    cinquillo_overrule_z: float | None = 1.5
+    five35_iterations: int = 5000
+    five35_own: five35_playout.Weights = five35_playout.HARD
+    five35_reading: five35_style.Reading = five35_style.READING
+
+    def iterations(self, game: str) -> int:
+        """The iteration cap of ``game`` ("cinquillo" or "535")."""
+        return self.cinquillo_iterations if game == "cinquillo" else self.five35_iterations
+
+
+#: the hard player the service runs
+HARD: Final[HardSettings] = HardSettings()
+
+
+def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSettings = HARD,
+              budget_s: float | None = None, started: float = 0.0, iterations: int | None = None,
+              clock: Callable[[], float] | None = None) -> str:
+    """The hard player's move from a seat's ``view`` with two or more legal moves: within
+    ``budget_s`` seconds from ``started`` on ``clock`` (if given; the time the set-up takes comes
+    off the search's) and ``iterations`` (by default the settings' cap when there is no budget)."""
+    cinquillo = view["game"] == "cinquillo"
+    game = game_for(view, rng, heuristic_playouts=True,
+                    belief_pool=settings.cinquillo_belief_pool if cinquillo else 0,
+                    belief_beta=settings.cinquillo_belief_beta, weights=settings.five35_own)
+    rules: Any = game.rules  # either game's rules: the calls below are the protocol's
+    if iterations is None and budget_s is None:
+        iterations = settings.iterations(view["game"])
+    if budget_s is not None and clock is not None:
+        budget_s -= clock() - started
+    if isinstance(game, Five35Game):
+        game.seat_weights = five35_style.seat_weights(game.base, game.info.seat, settings.five35_own,
+                                                      settings.five35_reading)
+        return str(rules.encode(game.base, five35_pimc.choose(
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
+    root_moves = rules.legal(game.base)
+    z = settings.cinquillo_overrule_z
+    default = game.medium(rng) if z is not None else -1
+    stats = search_stats(game, root_moves, rng, iterations=iterations, budget_s=budget_s, clock=clock)
+    if z is not None:
+        return str(rules.encode(game.base, confident_move(stats, default, z)))
+    return str(rules.encode(game.base, best_move({m: n for m, (n, _) in stats.items()})))
