@@ -1,7 +1,7 @@
 """How each AI level leads and passes in 535: the figures behind engine.ai.five35_style.
 
 Plays ``--deals`` four-player single rounds with every seat at ``--level`` (``medium``, ``hard``,
-``pimc``: see bench/tournament.py) and counts the leads that put down more than one card and the
+any level of bench/league/levels.py) and counts the leads that put down more than one card and the
 passes on follows (all of them, and those where a play was legal), and the follow plays with no seat
 about to go out that the medium player could never have made (``engine.ai.five35_style.odd_for_medium``).
 
@@ -12,23 +12,15 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib.util
 import pathlib
 import sys
+import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 import engine
+from bench.league import levels
 from engine.ai import five35_style, medium_five35
-
-HERE = pathlib.Path(__file__).resolve().parent
-
-# bench/ is not a package and holds an engine.py of its own: load the tournament by its path
-_spec = importlib.util.spec_from_file_location("tournament", HERE / "tournament.py")
-assert _spec is not None and _spec.loader is not None
-tournament = importlib.util.module_from_spec(_spec)
-sys.modules["tournament"] = tournament
-_spec.loader.exec_module(tournament)
 
 
 def main() -> None:
@@ -39,7 +31,6 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=int, default=100)
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
-    job = tournament.Job("535", 4, args.level, args.level, 0, 0, args.seed, None, args.budget_ms, False)
     c: collections.Counter[str] = collections.Counter()
     for deal in range(args.deals):
         table_seed = args.seed * 1_000_003 + deal
@@ -47,7 +38,8 @@ def main() -> None:
         ply = 0
         while (seat := engine.to_move(state)) is not None:
             view = engine.view(state, seat)
-            move = tournament.decide(job, view, args.level, table_seed * 1000 + ply)
+            move = levels.decide(args.level, view, table_seed * 1000 + ply, budget_ms=args.budget_ms,
+                                 iterations=None, clock=time.process_time)
             if state.pile == 0:  # a lead (the state is the benchmark's own: it may read it)
                 c["leads"] += 1
                 c["multi-card leads"] += move.startswith("play") and len(move.split()) > 2

@@ -1,0 +1,110 @@
+"""The players a tournament names, and the move each makes from a seat's view.
+
+* ``easy``, ``medium``: the engine's levels.
+* ``hard``: the engine's hard player as the service runs it (:data:`engine.ai.HARD`), capped by
+  the job's budget; ``hard/<field>=<value>/...`` changes fields of its
+  :class:`engine.ai.HardSettings` for a measurement (``hard/five35_own=medium``,
+  ``hard/five35_reading.prior=1``: a dotted name sets a field of the 535 reading; weight sets are
+  named in :data:`WEIGHTS`, ``none`` is None), and ``ms=N`` gives it its own budget.
+* ``pimc`` / ``pimc/w=<weights>``: the engine's 535 search with one playout policy for every seat
+  (by default the medium player's): hard's own playout model, kept as a reference point.
+* ``pimc_race``, ``pimc_ucb``, ``ismcts``: the league's opponents (:mod:`bench.league`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable
+from typing import Any
+
+import engine.ai
+from bench import league
+from engine.ai import five35_pimc, five35_playout
+from engine.ai.games import Five35Game, game_for
+
+#: the 535 playout weight sets a level may name; ``selfplay``: the medium form tuned by
+#: bench/five35_policy.py against three copies of the hard set (it sheds more cards a move and
+#: breaks groups more readily; five35_experiments.txt, fourth and sixth rounds)
+WEIGHTS: dict[str, five35_playout.Weights] = {
+    "medium": five35_playout.MEDIUM,
+    "hard": five35_playout.HARD,
+    "selfplay": five35_playout.Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
+                                       near=3, danger=8, lead=-2.25, pass_t=-0.5),
+}
+
+
+def _value(text: str, like: Any) -> Any:
+    """``text`` read as the type of the current value ``like``."""
+    if text == "none":
+        return None
+    if isinstance(like, five35_playout.Weights) or text in WEIGHTS:
+        return WEIGHTS[text]
+    if isinstance(like, bool):
+        return text in ("1", "true", "yes")
+    if isinstance(like, int):
+        return int(text)
+    return float(text)
+
+
+def hard_settings(level: str) -> tuple[engine.ai.HardSettings, int | None]:
+    """The settings of a ``hard/...`` level, and its own budget in ms if it names one."""
+    settings = engine.ai.HARD
+    own_ms = None
+    for part in level.split("/")[1:]:
+        key, text = part.split("=")
+        if key == "ms":
+            own_ms = int(text)
+        elif key.startswith("five35_reading."):
+            field = key.split(".", 1)[1]
+            reading = settings.five35_reading
+            if field not in {f.name for f in dataclasses.fields(reading)}:
+                raise ValueError(f"unknown reading field {field!r} in {level!r}")
+            reading = dataclasses.replace(reading, **{field: _value(text, getattr(reading, field))})
+            settings = dataclasses.replace(settings, five35_reading=reading)
+        elif key in {f.name for f in dataclasses.fields(settings)}:
+            settings = dataclasses.replace(settings, **{key: _value(text, getattr(settings, key))})
+        else:
+            raise ValueError(f"unknown hard setting {key!r} in {level!r}")
+    return settings, own_ms
+
+
+def decide(level: str, view: dict[str, Any], seed: int, *, budget_ms: int | None,
+           iterations: int | None, clock: Callable[[], float]) -> str:
+    """The move of ``level`` from ``view`` (two or more legal moves or not), within the budget."""
+    if len(view["legal_moves"]) == 1:
+        return str(view["legal_moves"][0])
+    if level in league.PLAYERS:
+        budget_s = engine.ai.BUDGET_SHARE * budget_ms / 1000 if budget_ms else None
+        return league.choose(level, view, seed, budget_s=budget_s, clock=clock, iterations=iterations)
+    if level.startswith("hard"):
+        settings, own_ms = hard_settings(level)
+        return engine.ai.choose_move(view, level="hard", seed=seed, settings=settings,
+                                     iterations=iterations or settings.iterations(view["game"]),
+                                     budget_ms=own_ms or budget_ms, clock=clock)
+    if level.startswith("pimc"):
+        return _plain_pimc(level, view, seed, budget_ms, iterations, clock)
+    return engine.ai.choose_move(view, level=level, seed=seed)
+
+
+def _plain_pimc(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
+                iterations: int | None, clock: Callable[[], float]) -> str:
+    """``pimc`` or ``pimc/w=<weights>``: the engine's 535 search, one policy for every seat."""
+    started = clock()
+    weights = five35_playout.MEDIUM
+    for part in level.split("/")[1:]:
+        key, text = part.split("=")
+        if key != "w":
+            raise ValueError(f"unknown pimc setting {key!r} in {level!r}")
+        weights = WEIGHTS[text]
+    rng = random.Random(seed)
+    game = game_for(view, rng, heuristic_playouts=True, weights=weights)
+    if not isinstance(game, Five35Game):
+        raise ValueError("pimc plays 535 only")
+    budget = engine.ai.BUDGET_SHARE * budget_ms / 1000 - (clock() - started) if budget_ms else None
+    move = five35_pimc.choose(game, rng, iterations=iterations if iterations or budget_ms else 100,
+                              budget_s=budget, clock=clock)
+    return str(game.rules.encode(game.base, move))
+
+
+__all__ = ["WEIGHTS", "decide", "hard_settings"]
