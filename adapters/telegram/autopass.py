@@ -67,7 +67,8 @@ class AutoPass:
             return  # the player pressed first
         room = Room(platform=PLATFORM, chat=player.user, kind="private")
         try:
-            await self.gateway.submit(None, user=player, room=room, token=token, command_id=f"tg:ap:{turn}")
+            await self.gateway.submit(None, user=player, room=room, token=token, claims=claims,
+                                      command_id=f"tg:ap:{turn}")
         except Exception as e:  # the button is still there: the player can pass themselves
             await self.state.unmark(PLATFORM, f"press:{turn}")
             self.log.warning("auto_pass_failed", turn=turn, error=logs.error_text(e, 200))

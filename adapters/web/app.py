@@ -206,7 +206,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         # The person's private chat: where the service answers a refused move (with them named in
         # it, so their page gets the answer too).
         room = Room(platform=person.platform, chat=person.user, kind="private")
-        command = await gateway.submit(user=person, room=room, token=token,
+        command = await gateway.submit(user=person, room=room, token=token, claims=claims,
                                        command_id=f"web-{cid}" if cid else None)
         metrics.moves.inc()
         return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)

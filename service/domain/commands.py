@@ -1,9 +1,9 @@
 """Commands: what someone asks a table to do, as it travels on a command stream.
 
 A command is imperative and may be refused.  Its ``id`` makes it idempotent: however many times a
-stream delivers it, it is applied at most once.  ``name`` is a protocol command (``join``, ``move``...),
-``action`` (a signed action token from a button), or ``tick`` (a deadline fired: a turn timer or an
-AI player's turn), which the service sends itself.
+stream delivers it, it is applied at most once.  ``name`` is a protocol command (``join``,
+``move``...), ``action`` (a button's move: the claims of its signed action token), or ``tick`` (a
+deadline fired: a turn timer or an AI player's turn), which the service sends itself.
 
 On the stream a command is ``name`` and ``args`` (JSON); in the process it is also typed, once:
 :attr:`TableCommand.request` is one of the :data:`Request` models below (a pydantic union on
@@ -106,10 +106,21 @@ class SeatTable(_Request):
     seats: list[dict[str, Any]]
 
 
-class Plain(_Request):
-    """A command without arguments (``action`` carries its signed token beside, in the command)."""
+class Press(_Request):
+    """A button's move: what its action token claims (seat, table version, move), opened once by the
+    gateway; ``decide`` checks that the claims still hold.  A command without them (written before
+    the gateway opened tokens itself) carries the token beside, in the command, for ``decide`` to open."""
 
-    name: Literal["leave", "start", "cancel", "action", "hand", "replay"]
+    name: Literal["action"]
+    seat: int | None = None
+    version: int | None = None
+    move: str | None = None
+
+
+class Plain(_Request):
+    """A command without arguments."""
+
+    name: Literal["leave", "start", "cancel", "hand", "replay"]
 
 
 class Unknown(_Request):
@@ -120,10 +131,10 @@ class Unknown(_Request):
     error: str | None = None
 
 
-Typed = Create | Join | Bots | Kick | SetOptions | Move | Tick | SeatTable | Plain
+Typed = Create | Join | Bots | Kick | SetOptions | Move | Press | Tick | SeatTable | Plain
 Request = Annotated[Typed, Field(discriminator="name")]
 _REQUEST: TypeAdapter[Typed] = TypeAdapter(Request)
-_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Tick, SeatTable, Plain)
+_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Press, Tick, SeatTable, Plain)
                    for n in get_args(m.model_fields["name"].annotation))
 
 # The commands that create their table (every other one is for a table that exists).

@@ -1,4 +1,5 @@
-"""``/rating`` and ``/top`` in words and buttons: read from the ratings' keys, answered by the gateway.
+"""``/rating`` and ``/top`` in words and buttons: read from the ratings' keys, answered by the gateway
+(:func:`register` puts them in its table of handlers).
 
 A group's board lists the people who played there (``rt:{ratings}:grp:…``) with their current
 ratings; a private chat's is the global board (``rt:{ratings}:top:…``).  ``week`` and ``month`` rank
@@ -18,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.identities import Player, Room
+from service.domain.inputs import Handlers, Input, Reply
 from service.domain.messages import Action
-from service.domain.tokens import issue
+from service.domain.tokens import Claims, issue
 from service.protocol.i18n import translate
 from service.ratings.model import Rating
 from service.ratings.store import RatingStore, month, week
@@ -162,3 +164,18 @@ async def press(store: RatingStore, move: str, user: Player, room: Room, locale:
     name, args = parse_view(move) or ("top", {})
     out = await answer(store, name, args, user, room, locale, now, secret)
     return {**out, "redraw": not args.get("anew")}
+
+
+def register(handlers: Handlers, store: RatingStore, secret: bytes) -> None:
+    """Answer ``/rating`` and ``/top``, and the board buttons (tokens naming :data:`BOARD`), in the
+    gateway's table of handlers."""
+
+    async def command(inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
+        return await reply(**await answer(store, name, args, inp.user, inp.room, inp.locale, inp.at, secret))
+
+    async def pressed(inp: Input, claims: Claims, token: str, reply: Reply) -> str:
+        return await reply(**await press(store, claims.move, inp.user, inp.room, inp.locale, inp.at, secret))
+
+    for name in ("rating", "top"):
+        handlers.command(name, command)
+    handlers.press(lambda table: table == BOARD, pressed)

@@ -1,10 +1,14 @@
 """The single entry point of every adapter: chat text, an action token or a typed command in, a command
 id out.
 
-``submit`` parses the text once (bad syntax is answered at once, in the player's language, and goes
-no further), answers the commands that need no table (help, rules, language, stats, rating, top), resolves the
-table a command is for (``/new`` and ``/play`` make a new id; the others use the room's current
-table) and appends the command to that table's command stream for a worker.
+``submit`` makes one :class:`~service.domain.inputs.Input` of the call, parses the text once (bad
+syntax, or a command sent to the wrong kind of chat, is answered at once, in the player's language, and
+goes no further), hands the commands that need no table to their handlers (:class:`Handlers`: the
+gateway's own ``/help``, ``/rules``, ``/lang``, ``/stats`` in :mod:`service.write.answers`, the
+ratings' ``/rating``, ``/top`` and the tournaments' ``/tournament``, each registered by its package),
+opens a button's token once and hands it to what it names, resolves the table a command is for
+(``/new`` and ``/play`` make a new id; the others use the room's current table) and appends the
+command to that table's command stream for a worker.
 
 **Exactly once.**  An adapter passes its idempotency key as ``command_id`` (a platform's update id,
 a webhook id) and may submit the same input again whenever it is not sure the first try went
@@ -36,12 +40,15 @@ import hmac
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from service.domain.commands import CREATING, TableCommand, Typed
 from service.domain.identities import Player, Room
+from service.domain.inputs import Handlers, Input, Reply
 from service.domain.messages import Action, Message, Recipient
-from service.domain.tokens import TokenError, open_token
+from service.domain.tokens import Claims, TokenError, open_token
 from service.foundation.settings import Settings
 from service.protocol import chats
 from service.protocol.i18n import pick_locale, translate
@@ -54,7 +61,7 @@ from service.store.decoding import as_text, as_text_or_none
 from service.store.keys import Keys
 from service.store.replicas import Replicas
 from service.tournaments import intake
-from service.tournaments.director import is_tournament
+from service.write import answers
 from service.write.lookup import playing
 
 # The argument of /new and /play with the table the room showed before (see ``submit``).
@@ -116,6 +123,12 @@ class Gateway:
         self._point_room = redis.register_script(_POINT_ROOM)
         self.ratings = RatingStore(redis, self.keys)
         self.replicas = Replicas.of(redis, settings, self.keys)
+        # The commands answered without a table, and the buttons that name no table: each package
+        # registers its own (the gateway's own /help, /rules, /lang, /stats; ratings; tournaments).
+        self.handlers = Handlers()
+        answers.register(self.handlers, redis, self.keys)
+        boards.register(self.handlers, self.ratings, self.secrets[0])
+        intake.register(self.handlers, redis, self.keys, self.secrets[0])
 
     def name_bot(self, platform: str, username: str) -> None:
         """The name of ``platform``'s bot, for the commands addressed to a bot (``/new@name``)."""
@@ -146,34 +159,37 @@ class Gateway:
         """The bucket whose outbox carries a room's replies that concern no table."""
         return self.keys.bucket(f"{room.platform}:{room.chat}")
 
-    async def reply(self, cid: str, room: Room, locale: str, text: str, table: str | None = None,
-                    code: str | None = None, *, user: Player | None = None, marked: bool = False,
-                    actions: list[Action] | None = None, replaces: str | None = None) -> None:
-        """Answer in the room at once, through the outbox like every other message (``code``: a
-        refusal's machine-readable code; ``actions`` and ``replaces``: a board's, ``ratings.boards``).
-        With ``marked`` (the adapter gave its own command id), a second reply to it writes nothing."""
+    async def reply(self, inp: Input, text: str, code: str | None = None, *, locale: str | None = None,
+                    actions: list[Action] | None = None, redraw: bool = False) -> str:
+        """Answer an input at once, in its room, through the outbox like every other message (``code``:
+        a refusal's machine-readable code; ``actions``, ``redraw``: a board's, :mod:`service.ratings.boards`).
+        A second reply to a ``marked`` input (the adapter's retry) writes nothing."""
         # Off the worker's hot path: the gateway writes its few replies already in words.
-        person = user if room.kind == "private" else None
-        msg = Message(id=f"{cid}:0", table=table, version=0, to=Recipient(room=room, person=person),
-                      locale=locale, kind="reply", text=text, code=code, actions=actions or [],
-                      replaces=replaces)
+        room = inp.room
+        person = inp.user if room.kind == "private" else None
+        msg = Message(id=f"{inp.cid}:0", table=None, version=0, to=Recipient(room=room, person=person),
+                      locale=locale or inp.locale, kind="reply", text=text, code=code, actions=actions or [],
+                      replaces=inp.replaces if redraw else None)
         bucket = self.reply_bucket(room)
-        wrote = await self._reply(keys=[self.keys.seen(bucket, cid), self.keys.outbox(bucket)],
-                                  args=[SEEN_TTL_S if marked else "", cid, msg.dumps()])
+        wrote = await self._reply(keys=[self.keys.seen(bucket, inp.cid), self.keys.outbox(bucket)],
+                                  args=[SEEN_TTL_S if inp.marked else "", inp.cid, msg.dumps()])
         if wrote:
             pipe = self.redis.pipeline(transaction=False)
             doorbell.ring(pipe, self.keys, [bucket])  # a no-op except on a Redis Cluster
             await pipe.execute()
+        return inp.cid
 
     async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
-                     request: Typed | None = None, language_code: str | None = None,
-                     command_id: str | None = None, moderator: bool | Callable[[], Awaitable[bool]] = False,
+                     claims: Claims | None = None, request: Typed | None = None,
+                     language_code: str | None = None, command_id: str | None = None,
+                     moderator: bool | Callable[[], Awaitable[bool]] = False,
                      intercept: Callable[[Command], Awaitable[bool]] | None = None,
                      replaces: str | None = None) -> str:
         """Hand one input of a person to the service; returns the command id.  The input is chat
-        ``text`` (parsed here, once), a button's action ``token``, or a typed table command
-        (``request``, :mod:`service.domain.commands`) for the room's table, which an adapter builds when
-        it knows what the person asked (a lobby button, a settings keyboard).
+        ``text`` (parsed here, once), a button's action ``token`` (with its ``claims`` when the adapter
+        opened it already: it is opened once), or a typed table command (``request``,
+        :mod:`service.domain.commands`) for the room's table, which an adapter builds when it knows
+        what the person asked (a lobby button, a settings keyboard).
 
         ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
         submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
@@ -186,71 +202,46 @@ class Gateway:
         Returns once every write is on the replicas a failover could promote (raises
         :class:`~service.store.replicas.NotReplicated` when they do not confirm in time).
         """
-        cid = await self._submit(text, user=user, room=room, token=token, request=request,
-                                 language_code=language_code, command_id=command_id, moderator=moderator,
-                                 intercept=intercept, replaces=replaces)
+        inp = Input(user=user, room=room, cid=command_id or new_command_id(),
+                    locale=await self.locale_of(user, language_code), at=self.clock(),
+                    marked=command_id is not None, replaces=replaces)
+        await self._submit(inp, text, token, claims, request, moderator, intercept)
         await self.replicas.confirm()
-        return cid
+        return inp.cid
 
-    async def _submit(self, text: str | None, *, user: Player, room: Room, token: str | None,
-                      request: Typed | None, language_code: str | None, command_id: str | None,
-                      moderator: bool | Callable[[], Awaitable[bool]],
-                      intercept: Callable[[Command], Awaitable[bool]] | None, replaces: str | None) -> str:
-        cid = command_id or new_command_id()
-        locale = await self.locale_of(user, language_code)
-
-        async def answer(text: str, code: str | None = None, in_locale: str = locale,
-                         actions: list[Action] | None = None, redraw: bool = False) -> str:
-            await self.reply(cid, room, in_locale, text, code=code, user=user, marked=command_id is not None,
-                             actions=actions, replaces=replaces if redraw else None)
-            return cid
-
+    async def _submit(self, inp: Input, text: str | None, token: str | None, claims: Claims | None,
+                      request: Typed | None, moderator: bool | Callable[[], Awaitable[bool]],
+                      intercept: Callable[[Command], Awaitable[bool]] | None) -> str:
         if token is not None:
-            return await self._action(cid, token, user, room, locale, answer, await _ask(moderator, "action"))
+            inp = replace(inp, moderator=await _ask(moderator, "action"))
+            return await self._press(inp, token, claims, partial(self.reply, inp))
         if request is not None:
+            inp = replace(inp, moderator=await _ask(moderator, request.name))
             args = request.model_dump(exclude={"name"}, exclude_none=True)
-            return await self._table_command(cid, command_id, request.name, args, user, room, locale, answer,
-                                             await _ask(moderator, request.name))
+            return await self._table_command(inp, request.name, args, partial(self.reply, inp))
         try:
-            parsed = parse_command(text or "", bot=self.bot_names.get(room.platform, self.bot_username))
+            parsed = parse_command(text or "", bot=self.bot_names.get(inp.room.platform, self.bot_username),
+                                   chat=inp.room.kind)
         except ProtocolError as e:
             # Plain chat in a group is not for us; a command for another bot is not either.
-            if e.code == "other_bot" or (e.code == "not_a_command" and room.kind == "group"):
-                return cid
-            return await answer(error_text(locale, e), e.code)
+            if e.code == "other_bot" or (e.code == "not_a_command" and inp.room.kind == "group"):
+                return inp.cid
+            return await self.reply(inp, error_text(inp.locale, e), e.code)
         if intercept is not None and await intercept(parsed):
-            return cid
+            return inp.cid
         name, args = parsed.name, dict(parsed.args)
-        if name == "help":
-            return await answer(translate(locale, "help.text"))
-        if name == "rules":
-            games = [args["game"]] if args.get("game") else ["cinquillo", "535"]
-            return await answer("\n\n".join(translate(locale, f"rules.{g}") for g in games))
-        if name == "lang":
-            new = args["locale"]
-            await self.redis.hset(self.keys.player_prefs(user.platform, user.user), "locale", new)
-            return await answer(translate(new, "lang.changed"), in_locale=new)
-        if name == "tournament":
-            return await intake.command(self.redis, self.keys, self.secrets[0], cid, command_id, args,
-                                        user, room, locale, await _ask(moderator, name), self.clock(),
-                                        answer)
-        if name in ("rating", "top"):
-            return await answer(**await boards.answer(self.ratings, name, args, user, room, locale,
-                                                      self.clock(), self.secrets[0]))
-        if name == "stats":
-            raw = await self.redis.hgetall(self.keys.player_stats(user.platform, user.user))
-            stats = {as_text(k): int(v) for k, v in raw.items()}
-            return await answer(translate(locale, "table.stats", played=stats.get("played", 0),
-                                          won=stats.get("won", 0)))
-        return await self._table_command(cid, command_id, name, args, user, room, locale, answer,
-                                         await _ask(moderator, name))
+        inp = replace(inp, moderator=await _ask(moderator, name))
+        reply = partial(self.reply, inp)
+        handler = self.handlers.commands.get(name)
+        if handler is not None:  # answered without a table (service.domain.inputs.Handlers)
+            return await handler(inp, name, args, reply)
+        return await self._table_command(inp, name, args, reply)
 
-    async def _table_command(self, cid: str, command_id: str | None, name: str, args: dict[str, Any],
-                             user: Player, room: Room, locale: str, answer: Callable[..., Awaitable[str]],
-                             moderator: bool) -> str:
+    async def _table_command(self, inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
         """A command for a table: the new one (``/new``, ``/play``), the named one, or the room's."""
+        user, room = inp.user, inp.room
         if name in CREATING:
-            table = self.table_for(command_id)
+            table = self.table_for(inp.command_id)
             # If the worker refuses the /new, it puts back the table the room showed before.
             was = await self.table_of(room)
             if was is not None and was != table:
@@ -273,11 +264,11 @@ class Gateway:
                 if len(tables) == 1:
                     found = as_text(next(iter(tables)))
             if found is None:
-                return await answer(translate(locale, "refusal.no_table_here"), "no_table_here")
+                return await reply(translate(inp.locale, "refusal.no_table_here"), "no_table_here")
             table = found
         args.pop("payload", None)
-        await self._send(TableCommand(id=cid, table=table, name=name, args=args, actor=user, room=room,
-                                      locale=locale, at=self.clock(), moderator=moderator))
+        await self._send(TableCommand(id=inp.cid, table=table, name=name, args=args, actor=user, room=room,
+                                      locale=inp.locale, at=inp.at, moderator=inp.moderator))
         if name in CREATING:
             # Only now that its command is in the stream: the room shows the new table at once, so
             # that a /join sent right after the /new finds it before any worker has run (the worker
@@ -285,24 +276,23 @@ class Gateway:
             await self._point_room(keys=[self.keys.room(room.platform, room.chat),
                                          self.keys.room_refused(room.platform, room.chat, table)],
                                    args=[table, args.get(ROOM_WAS) or ""])
-        return cid
+        return inp.cid
 
-
-    async def _action(self, cid: str, token: str, user: Player, room: Room, locale: str,
-                      answer: Callable[..., Awaitable[str]], moderator: bool = False) -> str:
-        try:
-            claims = open_token(self.secrets, token)
-        except TokenError as e:
-            return await answer(translate(locale, f"refusal.token_{e.code}"), f"token_{e.code}")
-        if claims.table == boards.BOARD:  # a /rating or /top button: that view, redrawn in its message
-            return await answer(**await boards.press(self.ratings, claims.move, user, room, locale,
-                                                     self.clock(), self.secrets[0]))
-        if is_tournament(claims.table):  # a sign-up button: join or start
-            return await intake.press(self.redis, self.keys, cid, claims.table, claims.move, token,
-                                      user, room, locale, moderator, self.clock(), answer)
-        await self._send(TableCommand(id=cid, table=claims.table, name="action", actor=user, room=room,
-                                      locale=locale, token=token, at=self.clock()))
-        return cid
+    async def _press(self, inp: Input, token: str, claims: Claims | None, reply: Reply) -> str:
+        """A button: its token opened once (here, unless the adapter did), then handed to what it names
+        (a board, a tournament: :class:`Handlers`) or sent to its table as the move it claims."""
+        if claims is None:
+            try:
+                claims = open_token(self.secrets, token)
+            except TokenError as e:
+                return await reply(translate(inp.locale, f"refusal.token_{e.code}"), f"token_{e.code}")
+        handler = self.handlers.press_handler(claims.table)
+        if handler is not None:
+            return await handler(inp, claims, token, reply)
+        move = {"seat": claims.seat, "version": claims.version, "move": claims.move}  # decide checks them
+        await self._send(TableCommand(id=inp.cid, table=claims.table, name="action", args=move,
+                                      actor=inp.user, room=inp.room, locale=inp.locale, at=inp.at))
+        return inp.cid
 
     async def _send(self, cmd: TableCommand) -> None:
         await self.redis.xadd(self.keys.commands_for(cmd.table), {"c": cmd.dumps()})

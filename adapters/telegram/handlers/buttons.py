@@ -31,7 +31,7 @@ from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.sender import Sender
 from service.domain.commands import Bots, Join, Plain, Typed
 from service.domain.identities import Player, Room
-from service.domain.tokens import TokenError, open_token
+from service.domain.tokens import Claims, TokenError, open_token
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
 from service.write.gateway import Gateway
@@ -63,7 +63,7 @@ def _alert(text: str) -> str:
 
 
 async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, request: Typed | None, *,
-                  user: Player, room: Room, token: str | None = None,
+                  user: Player, room: Room, token: str | None = None, claims: Claims | None = None,
                   moderator: bool | Callable[[], Awaitable[bool]] = False,
                   replaces: str | None = None) -> str | None:
     """Hand the press to the service and wait a moment for its verdict: the refusal's text, or None
@@ -71,8 +71,8 @@ async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, request
     cid = command_id(cq.id)
     presses.expect(cid)
     try:
-        await gateway.submit(request=request, user=user, room=room, token=token, command_id=cid,
-                             moderator=moderator, language_code=cq.from_user.language_code,
+        await gateway.submit(request=request, user=user, room=room, token=token, claims=claims,
+                             command_id=cid, moderator=moderator, language_code=cq.from_user.language_code,
                              replaces=replaces)
     except BaseException:
         presses.discard(cid)
@@ -100,7 +100,7 @@ async def move_handler(cq: CallbackQuery, gateway: Gateway, platform_state: Plat
     if not await platform_state.mark_once(PLATFORM, f"press:{claims.table}:{claims.seat}:{claims.version}",
                                           PRESS_TTL_S):
         return cq.answer(translate(locale, "tg.alert.once"), show_alert=True)
-    refused = await _submit(cq, gateway, presses, None, user=player, room=room, token=cq.data)
+    refused = await _submit(cq, gateway, presses, None, user=player, room=room, token=cq.data, claims=claims)
     if refused is not None:
         return cq.answer(_alert(refused), show_alert=True)
     return cq.answer(translate(locale, "tg.alert.played", move=_label(cq)))

@@ -220,6 +220,21 @@ def test_refusal_wrong_seat():
     refused(t, cmd("action", actor=[ANA, BEA][1 - seat], token=_token(t, seat, "5o")), "wrong_seat")
 
 
+def test_a_press_the_gateway_opened_carries_its_claims_and_decide_checks_them_still_hold():
+    # The gateway opens a token once and sends its claims; decide opens nothing, it checks the
+    # seat, the version and the turn against the table (the tests above: a command that carries
+    # only its token, as written before, is opened here and checked the same way).
+    t = started(ANA, BEA)
+    seat = t.to_move()
+    mover, other = [ANA, BEA][seat], [ANA, BEA][1 - seat]
+    d = run(t, cmd("action", actor=mover, seat=seat, version=t.version, move="5o"))
+    assert d.events[0] == MovePlayed(seat=seat, move="5o", cause="player")
+    refused(t, cmd("action", actor=mover, seat=seat, version=1, move="5o"), "stale_token")
+    refused(t, cmd("action", actor=other, seat=seat, version=t.version, move="5o"), "wrong_seat")
+    refused(t, cmd("action", actor=other, seat=1 - seat, version=t.version, move="5o"), "not_your_turn")
+    refused(t, cmd("action", actor=mover, seat="x", version=t.version, move="5o"), "bad_options")
+
+
 def test_refusal_not_finished_for_replay():
     refused(started(ANA, BEA), cmd("replay"), "not_finished")
 
