@@ -18,7 +18,16 @@ from typing import Any
 
 from service.ops.running import Adapter, run_until_stopped
 
-__all__ = ["ADAPTER", "run", "serve"]
+__all__ = ["ADAPTER", "check", "run", "serve"]
+
+
+def check() -> None:
+    """Refuse (one line, SystemExit) a configuration that cannot be read, or webhook mode without a
+    strong secret (:meth:`adapters.telegram.config.TelegramSettings.require_safe`)."""
+    from adapters.telegram.config import TelegramSettings
+    from service.foundation.secrets import load
+
+    load(TelegramSettings, "the Telegram bot's configuration (CINQ_TELEGRAM_*)").require_safe()
 
 
 async def serve(runtime: Any) -> None:
@@ -39,11 +48,13 @@ def run(argv: list[str] | None = None) -> int:
     """The bot alone, until SIGTERM/SIGINT; the exit status (see the module docstring)."""
     from adapters.telegram.config import TelegramSettings
     from service.foundation import logs
+    from service.foundation.secrets import load
     from service.foundation.settings import Settings
     from service.ops.runtime import build as build_runtime
 
-    settings = Settings()
+    settings = load(Settings)
     logs.configure(settings.log_level)
+    check()
     if not TelegramSettings().token:
         print("set CINQ_TELEGRAM_TOKEN (and CINQ_TELEGRAM_PUBLIC_URL for webhook mode)")
         return 2
@@ -66,4 +77,4 @@ async def _run_alone(runtime: Any) -> None:
             await runtime.redis.aclose()
 
 
-ADAPTER = Adapter(run=run, serve=serve)
+ADAPTER = Adapter(run=run, serve=serve, check=check)

@@ -102,7 +102,7 @@ def make_bot(tg: TelegramSettings) -> Bot:
     if not tg.token:
         raise ValueError("CINQ_TELEGRAM_TOKEN is not set")
     session = AiohttpSession(api=TelegramAPIServer.from_base(tg.api_url)) if tg.api_url else None
-    return Bot(tg.token, session=session)
+    return Bot(tg.token.get_secret_value(), session=session)
 
 
 @dataclass
@@ -148,7 +148,7 @@ class TelegramBot:
         """
         app = web.Application()
         _WebhookHandler(dispatcher=self.dispatcher, bot=self.bot, handle_in_background=False,
-                        secret_token=self.tg.webhook_secret).register(app, path=self.tg.webhook_path)
+                        secret_token=self.tg.secret_value()).register(app, path=self.tg.webhook_path)
         setup_application(app, self.dispatcher, bot=self.bot)
         return app
 
@@ -171,7 +171,7 @@ class TelegramBot:
                 self.port = server.sockets[0].getsockname()[1] if server and server.sockets else self.tg.port
             if self.tg.public_url:
                 url = self.tg.public_url.rstrip("/") + self.tg.webhook_path
-                await self.bot.set_webhook(url, secret_token=self.tg.webhook_secret,
+                await self.bot.set_webhook(url, secret_token=self.tg.secret_value(),
                                            allowed_updates=self.dispatcher.resolve_used_update_types())
                 self.health.receiving = "webhook"
                 log.info("webhook", url=url)

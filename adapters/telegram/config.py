@@ -9,10 +9,16 @@ the fake server of the tests).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from pydantic import Field
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from service.foundation.secrets import require_strong
+
+WEBHOOK_SECRET_MIN_BYTES = 32
+_WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as a secret_token
 
 
 @dataclass(frozen=True)
@@ -50,14 +56,18 @@ class Limits:
 class TelegramSettings(BaseSettings):
     """Settings of ``cinq telegram``."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_TELEGRAM_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(env_prefix="CINQ_TELEGRAM_", extra="ignore", env_ignore_empty=True,
+                                      hide_input_in_errors=True)
 
-    token: str | None = None
+    token: SecretStr | None = None
     api_url: str | None = None
     public_url: str | None = None
     webhook_path: str = "/telegram/webhook"
-    webhook_secret: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,256}$")
-    host: str = "0.0.0.0"
+    # Required in webhook mode (public_url set): Telegram sends it with every update, and without it
+    # anyone could post updates in any user's name (require_safe).
+    webhook_secret: SecretStr | None = None
+    # Loopback unless said otherwise (compose binds 0.0.0.0 inside its container, behind a proxy).
+    host: str = "127.0.0.1"
     port: int = 8081
     # The delivery consumer name: keep it stable across restarts of one instance,
     # so that the messages it had in hand when it stopped are delivered when it comes back.
@@ -77,6 +87,28 @@ class TelegramSettings(BaseSettings):
     press_wait_s: float = Field(default=1.5, ge=0)
     # When passing is a hand's only move, pass for the player after this many seconds (0: never).
     auto_pass_s: float = Field(default=1.5, ge=0)
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_shape(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and not _WEBHOOK_SECRET.match(v.get_secret_value()):
+            raise ValueError("a webhook secret is 1-256 of A-Z, a-z, 0-9, '_' and '-' (Telegram's rule)")
+        return v
+
+    def token_value(self) -> str | None:
+        """The bot token itself (None: not set)."""
+        return self.token.get_secret_value() if self.token else None
+
+    def secret_value(self) -> str | None:
+        """The webhook secret itself (None: not set)."""
+        return self.webhook_secret.get_secret_value() if self.webhook_secret else None
+
+    def require_safe(self) -> None:
+        """Refuse to start webhook mode without a strong secret (missing, known, or under 32 bytes):
+        aiogram would take any POST to the webhook as an update from Telegram."""
+        if self.token and self.public_url:
+            require_strong("CINQ_TELEGRAM_WEBHOOK_SECRET", [self.secret_value() or ""],
+                           WEBHOOK_SECRET_MIN_BYTES)
 
     def limits(self) -> Limits:
         """The flood limits from these settings."""

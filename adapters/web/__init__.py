@@ -27,6 +27,14 @@ async def serve(runtime: Any) -> None:
     await cli.serve(runtime)
 
 
-ADAPTER = Adapter(run=run, serve=serve)
+def check() -> None:
+    """Refuse (one line, SystemExit) a configuration that cannot be read or is unsafe."""
+    from adapters.web.config import WebSettings
+    from service.foundation.secrets import load
 
-__all__ = ["ADAPTER", "run", "serve"]
+    load(WebSettings, "the web table's configuration (CINQ_WEB_*)").require_safe()
+
+
+ADAPTER = Adapter(run=run, serve=serve, check=check)
+
+__all__ = ["ADAPTER", "check", "run", "serve"]

@@ -121,10 +121,11 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             table = body.get("table")
         except (ValueError, AttributeError):
             raise refusal(400, "bad_request", lang) from None
-        if not ws.bot_token:
+        bot_token = ws.bot_token_value()
+        if not bot_token:
             raise refusal(401, "unauthorized", lang)
         try:
-            data = check_init_data(raw, ws.bot_token, clock(), ws.init_data_max_age_s)
+            data = check_init_data(raw, bot_token, clock(), ws.init_data_max_age_s)
         except InitDataError as e:
             raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
         table = table or data.start_param

@@ -20,6 +20,7 @@ from adapters.web.config import WebSettings
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
 from service.foundation import logs
+from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build, connect
@@ -144,6 +145,8 @@ def run(argv: list[str] | None = None) -> int:
     if args.command == "play":
         logs.configure("WARNING")
         return asyncio.run(play(args.words, args.lang, args.port, not args.no_browser))
-    settings = Settings()
+    settings = load(Settings)
+    ws = load(WebSettings, "the web table's configuration (CINQ_WEB_*)")
+    ws.require_safe()
     logs.configure(settings.log_level)
-    return asyncio.run(_run_alone(settings, WebSettings()))
+    return asyncio.run(_run_alone(settings, ws))

@@ -9,24 +9,44 @@ is checked with the bot's token (``CINQ_TELEGRAM_TOKEN``) and refused once older
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+import re
+
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from service.foundation.secrets import UnsafeConfiguration, weakness
 
 
 class WebSettings(BaseSettings):
     """The adapter's settings (see the module docstring)."""
 
     model_config = SettingsConfigDict(env_prefix="CINQ_WEB_", extra="ignore", env_ignore_empty=True,
-                                      populate_by_name=True)
+                                      populate_by_name=True, hide_input_in_errors=True)
 
     public_url: str | None = None
     host: str = "127.0.0.1"
     # Not 8081 (Telegram) nor 8082 (webhook): `cinq serve` may run all three.
     port: int = 8083
-    bot_token: str | None = Field(default=None, validation_alias=AliasChoices(
+    bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
         "CINQ_WEB_BOT_TOKEN", "CINQ_TELEGRAM_TOKEN"))
     init_data_max_age_s: float = Field(default=3600.0, gt=0)
     # A session made from initData lasts as long as a link does.
     session_ttl_s: float = Field(default=6 * 3600.0, gt=0)
     # SSE: a comment line this often keeps proxies from closing an idle stream.
     ping_s: float = Field(default=15.0, gt=0)
+
+    def bot_token_value(self) -> str | None:
+        """The bot token itself (None: not set: no Mini App sessions)."""
+        return self.bot_token.get_secret_value() if self.bot_token else None
+
+    def require_safe(self) -> None:
+        """Refuse to serve Mini App sessions with a bot token anyone may know (an example value, or
+        not a bot token at all): initData signed with it would open anyone's hand."""
+        token = self.bot_token_value()
+        if not self.public_url or token is None:
+            return
+        number, _, key = token.partition(":")
+        why = weakness(key, 20) if number.isdigit() else "is not a bot token (<digits>:<key>)"
+        if why is not None or not re.fullmatch(r"[A-Za-z0-9_-]+", key):
+            raise UnsafeConfiguration("CINQ_WEB_BOT_TOKEN (or CINQ_TELEGRAM_TOKEN)",
+                                      why or "is not a bot token", "copy it from @BotFather")

@@ -26,6 +26,14 @@ async def serve(runtime: Any) -> None:
     await cli.serve(runtime)
 
 
-ADAPTER = Adapter(run=run, serve=serve)
+def check() -> None:
+    """Refuse (one line, SystemExit) a configuration that cannot be read or is unsafe."""
+    from adapters.webhook.config import WebhookSettings
+    from service.foundation.secrets import load
 
-__all__ = ["ADAPTER", "run", "serve"]
+    load(WebhookSettings, "the webhook adapter's configuration (CINQ_WEBHOOK_*)")
+
+
+ADAPTER = Adapter(run=run, serve=serve, check=check)
+
+__all__ = ["ADAPTER", "check", "run", "serve"]

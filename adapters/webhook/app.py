@@ -172,7 +172,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
         body = await _read_limited(request, settings.max_body_bytes)
         now = clock()
         try:
-            wid = signing.verify(platform.secrets, request.headers, body, now, settings.tolerance_s)
+            wid = signing.verify(platform.secret_values(), request.headers, body, now, settings.tolerance_s)
         except signing.SignatureError as e:
             title = "Timestamp outside the tolerance" if e.code == "timestamp" else "Bad or missing signature"
             raise Refusal(401, f"signature_{e.code}", title, e.detail,

@@ -23,6 +23,7 @@ from adapters.webhook.config import WebhookSettings
 from adapters.webhook.sender import Sender
 from adapters.webhook.server import ProblemRunner
 from service.foundation import logs
+from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import connect
@@ -160,7 +161,8 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str] | None = None, out: Any = None) -> int:
     """``cinq webhook [dead-letters ...]``; returns the exit status."""
     args = parser().parse_args(argv)
-    settings, ws = Settings(), WebhookSettings()
+    settings = load(Settings)
+    ws = load(WebhookSettings, "the webhook adapter's configuration (CINQ_WEBHOOK_*)")
     if args.command == "dead-letters":
         return asyncio.run(_dead_letters(settings, ws, args, out or sys.stdout))
     if not ws.platforms:

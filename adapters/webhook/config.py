@@ -14,21 +14,27 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adapters.webhook.signing import secret_key
+from service.foundation.secrets import weakness
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+RESERVED = frozenset({"telegram", "terminal", "web", "webhook", "cinq", "tn", "system"})
+"""Names a webhook platform may not take: the platforms the service speaks to itself (a platform
+called ``telegram`` would act as Telegram's users: their tables, hands and ratings)."""
+SECRET_MIN_BYTES = 24
+"""The shortest platform secret: Standard Webhooks asks for 24 to 64 bytes (``whsec_`` + base64)."""
 
 
 class Platform(BaseModel):
     """One chat platform that speaks to the service over HTTP."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     name: str
-    secrets: list[str] = Field(min_length=1)
+    secrets: list[SecretStr] = Field(min_length=1)
     callback_url: str
 
     @field_validator("name")
@@ -36,21 +42,31 @@ class Platform(BaseModel):
     def _name(cls, v: str) -> str:
         if not NAME.match(v):
             raise ValueError("a platform name is 1-32 of a-z, 0-9, '-' and '_'")
+        if v in RESERVED:
+            raise ValueError(f"the platform name {v!r} is reserved (it would share that platform's users)")
         return v
 
     @field_validator("secrets")
     @classmethod
-    def _secrets(cls, v: list[str]) -> list[str]:
+    def _secrets(cls, v: list[SecretStr]) -> list[SecretStr]:
         for s in v:
-            if len(secret_key(s)) < 16:
-                raise ValueError("a secret must be at least 16 bytes")
+            why = weakness(s.get_secret_value(), 0)
+            if why is not None:
+                raise ValueError(f"a secret {why}")
+            if len(secret_key(s.get_secret_value())) < SECRET_MIN_BYTES:
+                raise ValueError(f"a secret must be at least {SECRET_MIN_BYTES} bytes")
         return v
+
+    def secret_values(self) -> list[str]:
+        """The secrets themselves, for signing and checking."""
+        return [s.get_secret_value() for s in self.secrets]
 
 
 class WebhookSettings(BaseSettings):
     """The adapter's settings (see the module docstring)."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_WEBHOOK_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(env_prefix="CINQ_WEBHOOK_", extra="ignore", env_ignore_empty=True,
+                                      hide_input_in_errors=True)
 
     platforms: list[Platform] = Field(default_factory=list)
     host: str = "127.0.0.1"

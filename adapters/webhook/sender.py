@@ -54,7 +54,7 @@ class Sender:
     def request(self, msg: Message) -> tuple[bytes, dict[str, str]]:
         """The body and headers of one attempt at delivering ``msg``."""
         body = OutboundMessage.of(msg).model_dump_json().encode()
-        hdrs = signing.headers(self.platform.secrets, msg.id, int(self.clock()), body)
+        hdrs = signing.headers(self.platform.secret_values(), msg.id, int(self.clock()), body)
         hdrs.update({"content-type": "application/json", "user-agent": USER_AGENT})
         return body, hdrs
 

@@ -3,21 +3,25 @@
 Every setting is an environment variable with the prefix ``CINQ_`` (``CINQ_BUCKETS=64``), except the
 Redis address, which is the conventional ``REDIS_URL``.  Without ``REDIS_URL`` the service runs on an
 embedded store (fakeredis, in the process) and says so with a warning.
+
+Secrets are :class:`~pydantic.SecretStr` (shown as ``**********``) and no validation error prints
+an input (``hide_input_in_errors``); with ``REDIS_URL`` set, a missing, known or short token secret
+stops the role at start-up (:meth:`Settings.require_safe`, :mod:`service.foundation.secrets`).
 """
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Signs tokens on a laptop; anyone can forge tokens with it, so a real deployment must set its own.
-DEV_SECRET = "dev-secret-change-me"
+from service.foundation.secrets import TOKEN_SECRET_MIN_BYTES, ephemeral, require_strong
 
 
 class Settings(BaseSettings):
     """The service's settings; see docs/service.md for what each one does."""
 
-    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(env_prefix="CINQ_", extra="ignore", env_ignore_empty=True,
+                                      hide_input_in_errors=True)
 
     redis_url: str | None = Field(default=None, validation_alias=AliasChoices("REDIS_URL", "CINQ_REDIS_URL"))
     # REDIS_URL names one node of a Redis Cluster (the client discovers the others).
@@ -51,8 +55,9 @@ class Settings(BaseSettings):
     lobby_idle_s: float = Field(default=21_600.0, ge=0)
     # The level of the AI player that takes over a seat (a player left, or timed out K times).
     bot_level: str = "medium"
-    # Secrets that sign action tokens: the first signs, all of them verify (key rotation).
-    token_secrets: list[str] = Field(default_factory=lambda: [DEV_SECRET])
+    # Secrets that sign action tokens: the first signs, all of them verify (key rotation).  Unset:
+    # a random one for this process (the embedded store); a role on Redis refuses to start without.
+    token_secrets: list[SecretStr] = Field(default_factory=list)
     # Worker tuning.
     batch: int = Field(default=128, ge=1)
     block_ms: int = Field(default=200, ge=1)
@@ -81,5 +86,11 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
 
     def secrets_bytes(self) -> list[bytes]:
-        """The token secrets as bytes, the signing one first."""
-        return [s.encode() for s in self.token_secrets]
+        """The token secrets as bytes, the signing one first (none set: this process's random one)."""
+        return [s.get_secret_value().encode() for s in self.token_secrets] or [ephemeral()]
+
+    def require_safe(self) -> None:
+        """Refuse to go on (one line: :class:`service.foundation.secrets.UnsafeConfiguration`) when
+        the token secrets are missing, known or shorter than 32 bytes: every role on Redis asks."""
+        require_strong("CINQ_TOKEN_SECRETS", [s.get_secret_value() for s in self.token_secrets],
+                       TOKEN_SECRET_MIN_BYTES)

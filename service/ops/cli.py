@@ -29,6 +29,7 @@ from typing import Any
 from service.domain.events import decode
 from service.domain.tables.replay import replay_lines, verify
 from service.foundation import logs
+from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops import operator
 from service.ops.health import make_app, start
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         if adapter is not None:
             return int(adapter.run(argv[1:]) or 0)
     args = _parser().parse_args(argv)
-    settings = Settings()
+    settings = load(Settings)
     if args.command == "play":
         logs.configure("WARNING")
         if args.web:
@@ -218,6 +219,13 @@ def main(argv: list[str] | None = None) -> int:
             print("the terminal adapter is not installed (pip install -e .)", file=sys.stderr)
             return 2
         return int(terminal.run(args.words, auto=args.auto, lang=args.lang))
+    if settings.redis_url or settings.redis_sentinels:
+        settings.require_safe()  # before anything starts: one line, and the exit status 1
+    if args.command == "serve":
+        for ep in entry_points(group=ADAPTERS_GROUP):
+            installed: Adapter = ep.load()
+            if installed.check is not None:
+                installed.check()
     logs.configure(settings.log_level)
     if args.command in ("serve", "worker"):
         return asyncio.run(_serve(settings, adapters=args.command == "serve"))

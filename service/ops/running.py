@@ -27,6 +27,9 @@ class Adapter:
 
     run: Callable[..., int]
     serve: Callable[[Any], Coroutine[Any, Any, None]] | None = None
+    # Refuses an unsafe or wrong configuration of the adapter (raises SystemExit with one line):
+    # `cinq serve` asks every adapter before it starts any role.
+    check: Callable[[], None] | None = None
 
 
 async def run_until_stopped(role: Awaitable[T], stop: Callable[[], None] | None = None) -> T | None:

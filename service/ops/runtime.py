@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.foundation.metrics import Metrics
-from service.foundation.settings import DEV_SECRET, Settings
+from service.foundation.settings import Settings
 from service.store.connection import sentinel_client, unsafe
 from service.store.event_store import EventStore
 from service.store.keys import Keys
@@ -32,9 +32,7 @@ def connect(settings: Settings) -> tuple[Any, bool]:
     if settings.redis_url or settings.redis_sentinels:
         import redis.asyncio as redis
 
-        if DEV_SECRET in settings.token_secrets:
-            warnings.warn("CINQ_TOKEN_SECRETS is the development default: anyone can forge action "
-                          "tokens; set a long random secret", stacklevel=2)
+        settings.require_safe()  # a shared store: tokens must be signed with a secret nobody knows
         if settings.redis_sentinels:
             return sentinel_client(settings), False
         assert settings.redis_url is not None

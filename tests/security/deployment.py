@@ -167,6 +167,33 @@ class Deployment:
         return await self.post(f"{self.web}/api/session", {"init_data": init})
 
 
+REFUSE_WAIT_S = 120.0  # a bound on a hang: a role that does not refuse keeps running until then
+
+
+def start_role(args: list[str], env: dict[str, str | None]) -> tuple[int | None, str]:
+    """Run ``cinq <args>`` with the deployment's kind of environment (``env`` on top; None unsets)
+    and wait for it to exit: its status (None: it kept running, and was stopped) and its output.
+    A refused start exits at once; one that starts serves until stopped."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CINQ_") and k != "REDIS_URL"}
+    base.update({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "CINQ_HTTP_PORT": "0",
+                 "CINQ_TOKEN_SECRETS": json.dumps([TOKEN_SECRET]), "CINQ_WEB_PORT": "0",
+                 "CINQ_WEBHOOK_PORT": "0", "CINQ_TELEGRAM_PORT": "0"})
+    for k, v in env.items():
+        if v is None:
+            base.pop(k, None)
+        else:
+            base[k] = v
+    proc = subprocess.Popen([sys.executable, "-m", "service.ops.cli", *args], env=base,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=REFUSE_WAIT_S)
+        return proc.returncode, out.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        return None, out.decode(errors="replace")
+
+
 @contextlib.asynccontextmanager
 async def deployed(tmp: Path, env: dict[str, str | None] | None = None,
                    redis_args: tuple[str, ...] = ()) -> AsyncIterator[Deployment]:

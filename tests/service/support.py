@@ -22,7 +22,8 @@ CAL = Player(platform="web", user="3", name="Cal")
 DAN = Player(platform="tg", user="4", name="Dan")
 GROUP = Room(platform="tg", chat="-100", kind="group")
 OTHER_GROUP = Room(platform="web", chat="g2", kind="group")
-SECRET = b"test-secret"
+# At least 32 bytes and no placeholder: what a role on a real Redis accepts (service.foundation.secrets).
+SECRET = b"the-test-suite-token-secret-9f3a1c7e52b8"
 
 
 def private(p: Player) -> Room:

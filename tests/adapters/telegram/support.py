@@ -36,7 +36,7 @@ from service.write.worker import Worker
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown
 
 TOKEN = "4242:TEST"
-WEBHOOK_SECRET = "s3cret-token"
+WEBHOOK_SECRET = "s3cret-token-of-the-telegram-tests-0123456"  # 32+: the bot refuses less
 GROUP_ID = -1001
 FAST = Limits(chat_interval_s=0.0, group_per_window=20, window_s=0.2, global_per_s=10_000, coalesce_s=0.02,
               group_interval_s=0.05)

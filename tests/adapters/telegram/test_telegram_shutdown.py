@@ -61,7 +61,7 @@ class Role:
         self.port = free_port()
         self.env = {**os.environ, "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
                     "CINQ_COMMAND_SHARDS": "2", "CINQ_LOG_LEVEL": "WARNING",
-                    "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown"]',
+                    "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown-0123456789ab"]',
                     "CINQ_TELEGRAM_TOKEN": TOKEN, "CINQ_TELEGRAM_API_URL": fake.url,
                     "CINQ_TELEGRAM_HOST": "127.0.0.1", "CINQ_TELEGRAM_PORT": str(self.port),
                     "CINQ_TELEGRAM_WEBHOOK_SECRET": WEBHOOK_SECRET,

@@ -22,6 +22,7 @@ from tests.adapters.webhook.support import (
     fast_options,
 )
 from tests.polling import eventually
+from tests.service.support import SECRET
 
 
 async def _run(redis: Any, responder: Any, *, secrets: list[str] | None = None, **opts: Any) -> Any:
@@ -183,6 +184,7 @@ def test_retry_after_reads_seconds_and_dates():
 @pytest.fixture
 def env(real_redis_url, monkeypatch):
     monkeypatch.setenv("REDIS_URL", real_redis_url)
+    monkeypatch.setenv("CINQ_TOKEN_SECRETS", f'["{SECRET.decode()}"]')
     monkeypatch.setenv("CINQ_BUCKETS", "16")
     monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS",
                        '[{"name": "acme", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], '

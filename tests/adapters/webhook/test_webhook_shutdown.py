@@ -37,7 +37,7 @@ async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis
     port = free_port()
     env = {**os.environ, "REDIS_URL": real_redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
            "CINQ_COMMAND_SHARDS": "2", "CINQ_WEBHOOK_PORT": str(port), "CINQ_LOG_LEVEL": "WARNING",
-           "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown"]',
+           "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown-0123456789ab"]',
            "CINQ_WEBHOOK_PLATFORMS": json.dumps([{"name": PLATFORM, "secrets": SECRETS,
                                                   "callback_url": url}])}
     proc = subprocess.Popen([sys.executable, "-m", "adapters.webhook"], env=env,

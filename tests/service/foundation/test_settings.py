@@ -42,17 +42,61 @@ def test_environment_overrides_and_validates(monkeypatch: pytest.MonkeyPatch, de
         Settings()
 
 
-def test_a_real_redis_with_the_development_token_secret_is_warned_about() -> None:
-    from service.foundation.settings import DEV_SECRET
+STRONG = "k3YbJ0s7uLq1VfR9xT2mWc8nZp4aHd6gE5iOy0QwRt"
+
+
+@pytest.mark.parametrize("secrets,why", [
+    ([], "is not set"),
+    (["dev-secret-change-me"], "published example"),
+    (["change-me-to-a-long-random-string"], "published example"),
+    (["CHANGE-ME-please-to-something-longer-than-32"], "placeholder"),
+    (["a-long-random-secret"], "20 bytes long, shorter than 32"),
+    ([STRONG, "tiny-old-key"], "secret #2"),
+])
+def test_a_role_on_redis_refuses_a_missing_known_or_short_token_secret(secrets, why) -> None:
+    from service.foundation.secrets import UnsafeConfiguration
     from service.ops.runtime import connect
 
-    with pytest.warns(UserWarning, match="CINQ_TOKEN_SECRETS"):
-        connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[DEV_SECRET]))
-    import warnings
+    with pytest.raises(UnsafeConfiguration) as refused:
+        connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=secrets))
+    line = str(refused.value)
+    assert "\n" not in line and "CINQ_TOKEN_SECRETS" in line and why in line
+    assert "secrets.token_urlsafe" in line  # how to make a good one
+    for s in secrets:
+        assert s == STRONG or s not in line  # the offending value is never printed
+    _, embedded = connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[STRONG]))
+    assert not embedded
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        connect(Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=["a-long-random-secret"]))
+
+def test_the_embedded_store_needs_no_secret_and_signs_with_a_random_one() -> None:
+    a, b = Settings(), Settings()
+    assert a.token_secrets == [] and a.secrets_bytes() == b.secrets_bytes()
+    assert len(a.secrets_bytes()[0]) == 32 and b"change" not in a.secrets_bytes()[0]
+    shown = repr(Settings(token_secrets=[STRONG]))
+    assert "**" in shown and STRONG not in shown
+
+
+def test_a_configuration_error_never_prints_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from adapters.webhook.config import WebhookSettings
+    from service.foundation.secrets import load
+
+    leaked = "whsec_c2hvcnQ="  # too short for a platform secret
+    monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS",
+                       f'[{{"name": "acme", "secrets": ["{leaked}"], "callback_url": "x"}}]')
+    with pytest.raises(SystemExit) as refused:
+        load(WebhookSettings, "the webhook adapter's configuration")
+    assert "platforms.0.secrets" in str(refused.value) and leaked not in str(refused.value)
+    with pytest.raises(ValueError) as raw:
+        WebhookSettings()
+    assert leaked not in str(raw.value)  # hide_input_in_errors: pydantic's own message holds no input
+    monkeypatch.setenv("CINQ_WEBHOOK_PLATFORMS", '[{"name": "acme", "secrets": ["whsec_unterminated')
+    with pytest.raises(SystemExit) as refused:
+        load(WebhookSettings, "the webhook adapter's configuration")
+    assert "platforms" in str(refused.value) and "unterminated" not in str(refused.value)
+    monkeypatch.setenv("CINQ_TOKEN_SECRETS", '["secret-value-in-a-bad-list", 3')
+    with pytest.raises(SystemExit) as refused:
+        load(Settings)
+    assert "token_secrets" in str(refused.value) and "secret-value" not in str(refused.value)
 
 
 ROOT = Path(__file__).resolve().parents[3]

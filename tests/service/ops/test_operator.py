@@ -20,7 +20,7 @@ from service.ops.cli import main
 from service.store import scan
 from service.store.keys import Keys
 from service.store.repository import load
-from tests.service.support import ANA, BEA, CAL, GROUP, Harness, card_tokens, play_with_bots
+from tests.service.support import ANA, BEA, CAL, GROUP, SECRET, Harness, card_tokens, play_with_bots
 
 FINISHED_ROOM = Room(platform="tg", chat="-200", kind="group")
 LOBBY_ROOM = Room(platform="tg", chat="-300", kind="group")
@@ -161,7 +161,7 @@ def test_cli_on_the_real_redis(real_redis_url, monkeypatch, capsys, tmp_path):
 
     ids = asyncio.run(populate())
     for k, v in {"REDIS_URL": real_redis_url, "CINQ_BUCKETS": "16", "CINQ_COMMAND_SHARDS": "2",
-                 "CINQ_LOG_LEVEL": "WARNING"}.items():
+                 "CINQ_LOG_LEVEL": "WARNING", "CINQ_TOKEN_SECRETS": f'["{SECRET.decode()}"]'}.items():
         monkeypatch.setenv(k, v)
     try:
         assert main(["tables"]) == 0

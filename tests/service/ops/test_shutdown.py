@@ -39,7 +39,8 @@ def _stop(proc: subprocess.Popen) -> tuple[int, float]:
 
 def test_sigterm_stops_serve_on_a_real_redis(real_redis_url):
     prefix = f"shutdown{os.getpid()}:"
-    proc = _serve({"REDIS_URL": real_redis_url, "CINQ_KEY_PREFIX": prefix})
+    proc = _serve({"REDIS_URL": real_redis_url, "CINQ_KEY_PREFIX": prefix,
+                   "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown-0123456789ab"]'})
     client = sync_redis.Redis.from_url(real_redis_url)
     try:
         # Running for sure: the worker has created its consumer group (the signal handlers were

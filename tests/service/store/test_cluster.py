@@ -94,7 +94,7 @@ async def _until(pred: Any, timeout: float = 60.0) -> None:
 
 def test_connect_makes_a_cluster_client_when_told(redis_cluster_url: str) -> None:
     client, embedded = connect(Settings(redis_url=redis_cluster_url, redis_cluster=True,
-                                        token_secrets=["a-real-secret"]))
+                                        token_secrets=[SECRET.decode()]))
     assert isinstance(client, RedisCluster) and not embedded
 
 

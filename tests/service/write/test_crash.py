@@ -17,7 +17,7 @@ from service.domain.tables.replay import verify
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
-from tests.service.support import Player, Room, settings, stop_processes
+from tests.service.support import SECRET, Player, Room, settings, stop_processes
 
 TABLES = 24
 
@@ -26,7 +26,8 @@ def _spawn(url: str) -> subprocess.Popen:
     env = {**os.environ, "REDIS_URL": url, "CINQ_BUCKETS": "16", "CINQ_COMMAND_SHARDS": "2",
            "CINQ_CLAIM_IDLE_MS": "400", "CINQ_LEASE_MS": "1000",
            "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "WARNING",
-           "CINQ_TURN_SECONDS": "0", "CINQ_BATCH": "16", "CINQ_TIMER_INTERVAL": "0.2"}
+           "CINQ_TURN_SECONDS": "0", "CINQ_BATCH": "16", "CINQ_TIMER_INTERVAL": "0.2",
+           "CINQ_TOKEN_SECRETS": json.dumps([SECRET.decode()])}
     return subprocess.Popen([sys.executable, "-m", "service.ops.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
