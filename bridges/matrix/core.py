@@ -4,8 +4,11 @@ Inbound: a message in a room becomes a signed event for cinq (its ``webhook-id``
 id, so an event read again after a restart is not acted on twice); a bare number answers the room's
 numbered choices and becomes an ``action`` with that choice's token.  Outbound: a callback for a chat
 goes to that room, one for a person to their DM room (created when needed: a private message is never
-shown anywhere else); a table's table/hand message is edited in place (``m.replace``) rather than
-posted again, except a hand that asks for a move, which is posted anew so the person is notified.
+shown anywhere else); a table's table/hand message is edited in place (``m.replace``) while it is the
+room's latest message, and posted anew (so people are notified and find it at the bottom) when the
+room has moved on since (someone wrote, the bridge posted something else), when the match starts
+(the lobby's message, with how to join, stays as it was) and when a round ends; a hand that asks for
+a move is always posted anew so the person is notified.
 
 Boards (``/rating``, ``/top``): a number that answers a message's choices names that message's Matrix
 event as the action's ``message``; cinq's answer to a board choice says it ``replaces`` that event,
@@ -29,6 +32,14 @@ NUMBER = re.compile(r"^\s*(\d{1,3})\s*\.?\s*$")
 MAX_MESSAGE = 128
 # Kinds whose last message is kept up to date in place.
 EDITED = ("table", "hand")
+
+
+def _phase(msg: dict[str, Any]) -> str | None:
+    """What a table message shows: ``lobby`` (seats, how to join) or ``match`` (None: no view)."""
+    view = msg.get("view")
+    if not isinstance(view, dict):
+        return None
+    return "lobby" if view.get("status") == "lobby" else "match"
 
 
 class Homeserver(Protocol):
@@ -73,6 +84,7 @@ class Bridge:
         """A person wrote ``body`` in ``room``: forward it to cinq (a number picks a choice)."""
         if sender == self.matrix.user_id:
             return
+        self.state.at_bottom(room, event_id)  # the room moved on: a table above is posted anew
         kind = self.state.room_kind(room)
         base = {
             "chat": {"id": room, "kind": kind},
@@ -125,13 +137,15 @@ class Bridge:
             shows = replaces
         elif table and kind in EDITED:
             original = self.state.posted(room, table, kind)
-            # A hand asking for a move is posted anew (a notification); every other update is an edit.
-            if original and not (kind == "hand" and tokens):
+            phase = _phase(msg)
+            if original and not self._anew(room, table, kind, original, phase, msg, tokens):
                 await self._send(room, render.replacement(original, content), txn, "edit")
                 shows = original
+                if phase != self.state.phase(room, table, kind):
+                    posted = (table, kind, original, phase)
             else:
                 shows = await self._send(room, content, txn, "send")
-                posted = (table, kind, shows)
+                posted = (table, kind, shows, phase)
         else:
             shows = await self._send(room, content, txn, "send")
         # The numbers answer the last message that offered choices; a table or hand without any
@@ -139,9 +153,26 @@ class Bridge:
         keep = tokens if tokens or kind in EDITED else None
         self.state.shown(msg["id"], room, msg.get("locale") or self.locale, keep, posted, shows)
 
+    def _anew(self, room: str, table: str, kind: str, original: str, phase: str | None,
+              msg: dict[str, Any], tokens: list[str]) -> bool:
+        """Whether a table/hand update is posted as a new message instead of editing ``original``:
+        a hand asking for a move (a notification), a room that moved on since, the match's start (the
+        lobby's message keeps how to join), a round's end (its result is news)."""
+        if kind == "hand" and tokens:
+            return True
+        if self.state.bottom(room) not in (None, original):
+            return True
+        before = self.state.phase(room, table, kind)
+        if before is not None and phase is not None and before != phase:
+            return True
+        outcome = msg.get("outcome") or {}
+        return bool(outcome.get("round")) and not (outcome.get("standings") or {}).get("over")
+
     async def _send(self, room: str, content: dict[str, Any], txn: str, what: str) -> str:
         event = await self.matrix.send(room, content, txn)
         self.sent[what] += 1
+        if what == "send":
+            self.state.at_bottom(room, event)
         return event
 
     async def _dm(self, user: str) -> str:

@@ -3,7 +3,10 @@
 - ``kv``: the bot's access token and device (so Matrix deduplicates our transaction ids across a
   restart) and the sync token (so no message is read twice or missed).
 - ``rooms``: each room's kind (``private`` with one person, or ``group``); ``dms``: a person's DM room.
-- ``posted``: the Matrix event of a table's last table/hand message in a room, the one edits replace.
+- ``posted``: the Matrix event of a table's last table/hand message in a room, the one edits replace,
+  and what it showed (``phase``: the lobby, or the match).
+- ``bottom``: the latest event the bridge knows of in each room (its own posts, people's messages): a
+  table message that is no longer at the bottom is posted anew rather than edited far up.
 - ``pending``: the action tokens a room may answer by number, the room's language, and the Matrix
   event that offered them (an action names it as its ``message``: a board redraws that event).
 - ``offered``: the events the bridge posted with choices, per room (a day of them): a callback's
@@ -27,6 +30,7 @@ CREATE TABLE IF NOT EXISTS pending (room TEXT PRIMARY KEY, tokens TEXT NOT NULL,
                                     event TEXT);
 CREATE TABLE IF NOT EXISTS offered (room TEXT, event TEXT, at REAL NOT NULL, PRIMARY KEY (room, event));
 CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS bottom (room TEXT PRIMARY KEY, event TEXT NOT NULL);
 """
 # cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
 DONE_TTL_S = 24 * 3600
@@ -43,6 +47,9 @@ class State:
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(pending)")}
         if "event" not in columns:
             self.db.execute("ALTER TABLE pending ADD COLUMN event TEXT")
+        # Nor ``posted.phase``, from before a table was posted anew when the match starts.
+        if "phase" not in {row[1] for row in self.db.execute("PRAGMA table_info(posted)")}:
+            self.db.execute("ALTER TABLE posted ADD COLUMN phase TEXT")
 
     def close(self) -> None:
         """Close the file."""
@@ -82,6 +89,22 @@ class State:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def phase(self, room: str, table: str, kind: str) -> str | None:
+        """What the posted message of ``table`` shows: ``lobby``, ``match`` (None: not known)."""
+        row = self.db.execute(
+            "SELECT phase FROM posted WHERE room = ? AND tbl = ? AND kind = ?", (room, table, kind)
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def bottom(self, room: str) -> str | None:
+        """The latest event the bridge knows of in ``room``."""
+        row = self.db.execute("SELECT event FROM bottom WHERE room = ?", (room,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def at_bottom(self, room: str, event: str) -> None:
+        """``event`` is now the latest in ``room`` (a person wrote, or the bridge posted)."""
+        self.db.execute("INSERT OR REPLACE INTO bottom VALUES (?, ?)", (room, event))
+
     def pending(self, room: str) -> tuple[list[str], str | None, str | None]:
         """The tokens a number typed in ``room`` chooses among, the room's last language, and the
         event that offered them (None when not known: a state file from an older bridge)."""
@@ -110,7 +133,7 @@ class State:
         room: str,
         locale: str,
         tokens: list[str] | None,
-        posted: tuple[str, str, str] | None = None,
+        posted: tuple[str, str, str, str | None] | None = None,
         event: str | None = None,
     ) -> None:
         """Record, in one transaction, that callback ``msg_id`` was shown in ``room``: the room's
@@ -127,6 +150,7 @@ class State:
                 self.db.execute("INSERT OR REPLACE INTO offered VALUES (?, ?, ?)", (room, event, now))
                 self.db.execute("DELETE FROM offered WHERE at < ?", (now - DONE_TTL_S,))
             if posted is not None:
-                self.db.execute("INSERT OR REPLACE INTO posted VALUES (?, ?, ?, ?)", (room, *posted))
+                self.db.execute("INSERT OR REPLACE INTO posted (room, tbl, kind, event, phase) "
+                                "VALUES (?, ?, ?, ?, ?)", (room, *posted))
             self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))
             self.db.execute("DELETE FROM done WHERE at < ?", (now - DONE_TTL_S,))

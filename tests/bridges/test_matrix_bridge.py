@@ -182,3 +182,55 @@ def test_replacement_keeps_the_new_content_whole():
     assert new["formatted_body"] == "a<br>&lt;b&gt;"
     r = render.replacement("$orig", new)
     assert r["m.new_content"] == new and r["m.relates_to"]["event_id"] == "$orig"
+
+
+LOBBY = {"status": "lobby", "seats": ["Ana"]}
+MATCH = {"game": "cinquillo", "to_move": 0}
+
+
+def _table(n: int, view: dict, **kw) -> dict:
+    m = msg(n, **kw)
+    m["view"] = view
+    return m
+
+
+async def test_the_table_is_posted_anew_when_the_room_moved_on_and_edited_while_it_is_the_latest(world):
+    # Issue 34 (14): one message edited all match long ended far up the history, and nobody was told.
+    b, m, _ = world
+    await b.on_callback(_table(1, MATCH))
+    await b.on_callback(_table(2, MATCH))
+    assert [("m.relates_to" in c) for _, c in m.sent] == [False, True]  # the latest: edited
+    await b.on_text("!group", "@bea:hs", "Bea", "nice move", "$chat1")  # the room moves on
+    await b.on_callback(_table(3, MATCH, text="Ana: 5 of coins"))
+    room, anew = m.sent[-1]
+    assert "m.relates_to" not in anew and anew["body"] == "Ana: 5 of coins"
+    await b.on_callback(_table(4, MATCH, text="Bea: 6 of coins"))
+    assert m.sent[-1][1]["m.relates_to"]["event_id"] == "$e3"  # the new one is edited from now on
+
+
+async def test_the_lobby_keeps_how_to_join_and_the_match_gets_a_message_of_its_own(world):
+    b, m, _ = world
+    await b.on_callback(_table(1, LOBBY, text="Table t1: join with /join"))
+    await b.on_callback(_table(2, LOBBY, text="Table t1: Ana, Bea seated; join with /join"))
+    await b.on_callback(_table(3, MATCH, text="Cinquillo · round 1"))
+    bodies = [(c.get("m.new_content") or c)["body"] for _, c in m.sent]
+    assert bodies[-1] == "Cinquillo · round 1" and "m.relates_to" not in m.sent[-1][1]
+    assert "join with /join" in bodies[1]  # the lobby message was not overwritten by the match
+
+
+async def test_a_rounds_end_is_posted_anew(world):
+    b, m, _ = world
+    await b.on_callback(_table(1, MATCH))
+    ended = _table(2, MATCH, text="🔔 Round 1 goes to Ana")
+    ended["outcome"] = {"round": {"n": 1}, "standings": {"over": False}}
+    await b.on_callback(ended)
+    assert "m.relates_to" not in m.sent[-1][1]
+
+
+async def test_refusals_speak_of_choices_not_buttons():
+    # Issue 34 (15): Matrix has no buttons; the service's refusals of a stale choice say "choice".
+    from service.protocol.i18n import translate
+    for code in ("token_malformed", "token_forged", "wrong_seat", "stale_token"):
+        for loc in ("es", "en"):
+            text = translate(loc, f"refusal.{code}").lower()
+            assert "button" not in text and "botón" not in text, (loc, code, text)
