@@ -90,7 +90,7 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
             k = issue_link(b"web-test", table=table, expires=time.time() + 3600, platform=who.platform,
                            user=who.user)
             await page.goto(table_url(s.url, k))
-            await page.wait_for_selector("#seats .seat")
+            await page.wait_for_selector("#felt .seat")
             await page.wait_for_timeout(300)
             if i == 0:
                 weight = sum(sizes)
@@ -113,7 +113,7 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
                 await asyncio.sleep(0.02)
                 continue
             me, them = pages[who], pages[1 - who]
-            legal = me.locator("#hand button.legal, #moves button.move")
+            legal = me.locator("#hand button.legal, #moves button.move[data-move], #moves button.pass")
             try:
                 await legal.first.wait_for(timeout=5000)
             except Exception:

@@ -42,7 +42,9 @@ from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_routes
 from service.platform.watch import Embargoed, Watch
+from service.protocol import text
 from service.protocol.i18n import pick_locale, translate
+from service.protocol.i18n.render import move_text
 from service.write.gateway import Gateway
 
 STATIC = Path(__file__).with_name("static")
@@ -149,7 +151,8 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             raise refusal(404, "not_found", v.locale)
         return web.json_response({"table": v.table, "spectator": v.person is None, "locale": v.locale,
                                   "position": await watch.last_id(v.table),
-                                  "messages": [page_message(m, v.person, v.locale) for m in msgs]},
+                                  "messages": [page_message(m, v.person, v.locale, recent=True)
+                                               for m in msgs]},
                                  headers=_SECURITY_HEADERS)
 
     async def events(request: web.Request) -> web.StreamResponse:
@@ -172,7 +175,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         try:
             async with sse_response(request, headers=_SECURITY_HEADERS, ping_interval=ws.ping_s) as resp:
                 first = {"table": v.table, "spectator": v.person is None, "locale": v.locale,
-                         "messages": [page_message(m, v.person, v.locale) for m in msgs]}
+                         "messages": [page_message(m, v.person, v.locale, recent=True) for m in msgs]}
                 # The state is what was shown at outbox entry ``position``: its id, so that a page that
                 # reconnects before any message came resumes from there (and misses nothing).
                 await resp.send(json.dumps(first), event="state", id=position)
@@ -223,6 +226,11 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             raise refusal(403, "embargoed", lang) from None
         if found is None:
             raise refusal(404, "not_finished", lang)
+        # In the reader's words: the seats' names and every move (never the engine's notation).
+        game = str(found.get("game"))
+        found = {**found, "names": [text.render(n, lang) for n in found.get("names") or []],
+                 "steps": [{**st, "said": move_text(game, st["move"], lang) if st.get("move") else None}
+                           for st in found["steps"]]}
         return web.json_response(found, headers={"Cache-Control": "max-age=60"})
 
     app = web.Application(client_max_size=16 * 1024)

@@ -23,7 +23,9 @@ const Deck = (() => {
     return m ? {rank: +m[1], suit: m[2]} : null;
   }
   function frame(inner, label, cls) {
-    return `<svg class="card ${cls || ""}" viewBox="0 0 60 90" role="img" aria-label="${label}">` +
+    // Without a label the drawing is decoration (a button around it says what it is).
+    const named = label ? `role="img" aria-label="${label}"` : 'aria-hidden="true"';
+    return `<svg class="card ${cls || ""}" viewBox="0 0 60 90" ${named}>` +
       `<rect x="1" y="1" width="58" height="88" rx="6" fill="#fffdf6" stroke="#5a4a3a" stroke-width="1.5"/>${inner}</svg>`;
   }
   function spanish(code, label) {
@@ -50,8 +52,8 @@ const Deck = (() => {
       `<text x="30" y="80" font-size="10" fill="#7a5a2a" text-anchor="middle">${points} pt</text>`;
     return frame(inner, label, "r535");
   }
-  function back(label) {
-    return `<svg class="card back" viewBox="0 0 60 90" role="img" aria-label="${label || ""}">` +
+  function back() {
+    return `<svg class="card back" viewBox="0 0 60 90" aria-hidden="true">` +
       `<rect x="1" y="1" width="58" height="88" rx="6" fill="#7a2430" stroke="#3a1018" stroke-width="1.5"/>` +
       `<rect x="7" y="7" width="46" height="76" rx="4" fill="none" stroke="#e8b832" stroke-width="1.5"/></svg>`;
   }

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import engine
 from service.domain.events import MatchFinished, MatchStarted, MovePlayed, Stored, TableCreated
+from service.domain.tables.announce import names
 from service.domain.tables.decide import commitment
+from service.domain.tables.state import evolve
 from service.protocol import text
 
 
@@ -71,7 +73,8 @@ _STEP_DROP = ("history", "rounds", "legal_moves")
 def replay_views(stored: Sequence[Stored]) -> dict[str, object] | None:
     """A finished match step by step, for the web replay: after each move the public view (what a
     spectator saw then, without the growing history), and at the end every seat's remaining hand,
-    the seed and whether the replay checks (:func:`verify`).  None if the match is not finished."""
+    the seed and whether the replay checks (:func:`verify`), and the seats' names (text items).  None
+    if the match is not finished."""
     verdict = verify(stored)
     if "not_finished" in verdict.problems:
         return None
@@ -87,5 +90,10 @@ def replay_views(stored: Sequence[Stored]) -> dict[str, object] | None:
         state = engine.play(state, move)
         steps.append({"seat": seat, "move": move, "cause": cause, "view": public()})
     hands = [engine.view(state, s).get("hand") for s in range(started.players)]
+    # Who sat where (names are public, unlike cards): the table as its events left it.
+    table = None
+    for s in stored:
+        table = evolve(table, s.event, table_id="replay", at=s.at)
     return {"game": created.game, "seed": started.seed, "commitment": started.commitment,
-            "ok": verdict.ok, "steps": steps, "hands": hands, "result": engine.result(state)}
+            "ok": verdict.ok, "steps": steps, "hands": hands, "result": engine.result(state),
+            "names": names(table) if table is not None else None}

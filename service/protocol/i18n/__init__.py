@@ -33,8 +33,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-__all__ = ["DEFAULT", "SUPPORTED", "domains", "msgids", "pick_locale", "placeholders", "plurals",
-           "translate"]
+__all__ = ["DEFAULT", "SUPPORTED", "domains", "msgids", "pick_locale", "placeholders", "plural_templates",
+           "plurals", "translate"]
 
 SUPPORTED = ("es", "en")
 DEFAULT = "en"
@@ -178,6 +178,18 @@ def translate(locale: str | None, msgid: str, **params: Any) -> str:
         # A malformed template ("{0}", "{a.b}", an unmatched brace) is a catalogue bug: show the
         # text unfilled rather than fail the reply.
         return text
+
+
+def plural_templates(locale: str, msgid: str) -> tuple[str, str] | None:
+    """The two forms of a plural entry in ``locale`` as written, placeholders unfilled (for a page
+    that fills the count itself), or None when ``msgid`` is no plural entry there."""
+    chosen = locale if locale in SUPPORTED else pick_locale(locale)
+    for domain in domains():
+        plural = _plurals(chosen, domain).get(msgid)
+        catalog = _catalog(chosen, domain)
+        if plural is not None and catalog is not None:
+            return catalog.ngettext(msgid, plural[0], 1), catalog.ngettext(msgid, plural[0], 2)
+    return None
 
 
 def placeholders(text: str) -> set[str]:

@@ -22,9 +22,10 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def settings(**kw: Any) -> Settings:
-    """Service settings for the tests: few buckets, no turn timer, fast workers."""
+    """Service settings for the tests: few buckets, no turn timer, fast workers, no forced pass made
+    for people unless a test asks (the browser tests press Pass themselves)."""
     base: dict[str, Any] = dict(buckets=8, command_shards=2, turn_seconds=0, token_secrets=["web-test"],
-                                block_ms=20, timer_interval=0.1)
+                                block_ms=20, timer_interval=0.1, auto_pass_s=0)
     base.update(kw)
     return Settings(redis_url=None, **base)
 

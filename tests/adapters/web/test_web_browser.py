@@ -13,6 +13,7 @@ from playwright.async_api import async_playwright
 
 from service.domain.identities import Player
 from service.domain.weblinks import issue_link, table_url
+from tests.adapters.web import pages
 from tests.adapters.web.support import CHROMIUM, Stack, hidden_cards
 
 pytestmark = pytest.mark.e2e
@@ -36,30 +37,35 @@ async def browser():
         await b.close()
 
 
-async def play_out(page, *, keyboard: bool = False, limit: int = 600, shot: str | None = None) -> int:
-    """Presses legal moves until the end screen shows; returns how many were pressed."""
+async def play_out(page, *, keyboard: bool = False, limit: int = 900, shot: str | None = None) -> int:
+    """Presses what may be played (by roles and names: tests/adapters/web/pages.py) until the end
+    screen shows; with ``keyboard``, by Tab and Enter alone; returns how many presses it took."""
+    if not keyboard:
+        async def turn(p, pressed):
+            if shot and pressed == 6:
+                await p.screenshot(path=shot)
+        return await pages.play_out(page, limit=limit, on_turn=turn)
     pressed = 0
-    while not await page.is_visible("#over"):
+    while not await page.get_by_role("dialog").is_visible():
         assert pressed < limit, "the match did not end"
-        legal = page.locator("#hand button.legal, #moves button.move")
-        if await legal.count() == 0:
+        cont = page.get_by_role("button", name=pages.CONTINUE)
+        if await cont.count() and await cont.is_visible():
+            await cont.focus()
+            await page.keyboard.press("Enter")
+            continue
+        targets = await pages.playable(page) if not await page.evaluate("window.cinq.busy") else []
+        if not targets:
             await page.wait_for_timeout(30)
             continue
-        if keyboard:
-            target = await legal.first.get_attribute("data-move")
-            for _ in range(40):  # Tab until a legal move has the focus, then Enter
-                await page.keyboard.press("Tab")
-                focused = await page.evaluate("document.activeElement && document.activeElement.dataset.move")
-                if focused:
-                    break
-            assert focused, f"no legal move reachable by Tab (wanted {target})"
-            await page.keyboard.press("Enter")
+        target = await targets[0].element_handle()
+        for _ in range(60):  # Tab until the move has the focus, then Enter
+            await page.keyboard.press("Tab")
+            if await page.evaluate("(t) => document.activeElement === t", target):
+                break
         else:
-            await legal.first.click()
+            raise AssertionError("no playable move reachable by Tab")
+        await page.keyboard.press("Enter")
         pressed += 1
-        if shot and pressed == 6:
-            await page.screenshot(path=shot)
-        await page.wait_for_function("!window.cinq.busy", timeout=20000)
     return pressed
 
 

@@ -126,7 +126,7 @@ async def _play(w: World, web: WebAdapter) -> None:
             mover = t.to_move()
             who = next(p for p in (ANA, BEA, CAL) if seats[p.id] == mover)
             if who.id in pages:
-                legal = pages[who.id].locator("#hand button.legal, #moves button.move")
+                legal = pages[who.id].locator("#hand button.legal, #moves button.pass")
                 await legal.first.wait_for(timeout=20000)
                 await legal.first.click()
             else:
