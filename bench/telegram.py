@@ -56,9 +56,10 @@ from bench.capacity import start_redis
 from service.domain.events import MovePlayed
 from service.domain.identities import Room
 from service.foundation import logs
+from service.foundation.settings import Settings
 from service.store.repository import history
 from tests.adapters.telegram.fake_api import SENDS, Call, FloodLimits
-from tests.adapters.telegram.support import GROUP_ID, World, person
+from tests.adapters.telegram.support import GROUP_ID, World, person, settings
 
 PEOPLE = [person(101, "Ana", "es"), person(102, "Bea", "en"), person(103, "Cal", "es")]
 
@@ -110,8 +111,9 @@ async def one_match(scale: float, think: float, rng: random.Random, mode: str, g
         await redis.flushdb()
     tg = TelegramSettings()
     polling_timeout = max(1, round(tg.polling_timeout * scale))
+    auto_pass_s = Settings().auto_pass_s  # the service passes for a person whose only move it is
     async with World(redis, limits=limits, transport=mode, polling_timeout=polling_timeout,
-                     auto_pass_s=tg.auto_pass_s * scale) as w:
+                     service=settings(auto_pass_s=auto_pass_s * scale)) as w:
         w.fake.enforce = FloodLimits().scaled(scale)
         for p in PEOPLE:
             await w.say(p, "/start")
@@ -143,8 +145,8 @@ async def one_match(scale: float, think: float, rng: random.Random, mode: str, g
             kinds = [d for d in datas if d.startswith(PAGE_PREFIX)]
             last_seq = shown.seq
             labels = [b["text"] for b in shown.buttons() if TOKEN_RE.match(b.get("callback_data") or "")]
-            if not kinds and len(tokens) == 1 and labels[0].startswith("⏭") and tg.auto_pass_s > 0:
-                continue  # a forced pass: nobody taps, the bot passes for them
+            if not kinds and len(tokens) == 1 and labels[0].startswith("⏭") and auto_pass_s > 0:
+                continue  # a forced pass: nobody taps, the service passes for them
             await asyncio.sleep(think * scale * rng.uniform(1 - spread, 1 + spread))
             if kinds:
                 choice = rng.choice(kinds + [t for t, lab in zip(tokens, labels, strict=True)

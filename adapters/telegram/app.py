@@ -33,7 +33,6 @@ from aiogram.types import TelegramObject, Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
-from adapters.telegram.autopass import AutoPass
 from adapters.telegram.commands_menu import register as register_commands
 from adapters.telegram.config import Limits, TelegramSettings
 from adapters.telegram.consumer import OutboxHandler
@@ -245,8 +244,6 @@ class TelegramBot:
             delivery.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await delivery
-        if self.handler.autopass is not None:
-            await self.handler.autopass.close()
         for countdown in self.handler.countdowns.values():
             countdown.cancel()
         # The edits acknowledged but still queued (and the handlers' own edits): sent now.
@@ -273,9 +270,8 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bo
     gateway.name_bot(PLATFORM, username)
     sender = Sender(bot, state, limits or tg.limits())
     presses = Presses(tg.press_wait_s)
-    autopass = AutoPass(gateway, state, settings.secrets_bytes(), tg.auto_pass_s)
     handler = OutboxHandler(state, sender, bot_username=username, turn_seconds=settings.turn_seconds,
-                            clock=clock, presses=presses, autopass=autopass)
+                            clock=clock, presses=presses)
     delivery = Delivery(redis, settings, PLATFORM, tg.consumer, options=delivery_options, clock=clock,
                         metrics=metrics.delivery, keys=gateway.keys)
     dp = Dispatcher(gateway=gateway, platform_state=state, sender=sender, secrets=settings.secrets_bytes(),

@@ -85,8 +85,6 @@ class TelegramSettings(BaseSettings):
     http: bool = True
     # How long a button press waits for the service's verdict, to answer a refusal with an alert.
     press_wait_s: float = Field(default=1.5, ge=0)
-    # When passing is a hand's only move, pass for the player after this many seconds (0: never).
-    auto_pass_s: float = Field(default=1.5, ge=0)
 
     @field_validator("webhook_secret")
     @classmethod

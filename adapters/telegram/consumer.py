@@ -22,7 +22,6 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from adapters.telegram.autopass import AutoPass
 from adapters.telegram.content import MAIN, PLATFORM, Content, Edit, Op, Post, Show, is_group
 from adapters.telegram.keyboards import hand_link
 from adapters.telegram.presses import PREFIX, Presses
@@ -38,15 +37,13 @@ class OutboxHandler:
     """Routes outbox messages for Telegram to the sender (see the module docstring)."""
 
     def __init__(self, state: PlatformState, sender: Sender, *, bot_username: str, turn_seconds: float = 0.0,
-                 clock: Callable[[], float] = time.time, presses: Presses | None = None,
-                 autopass: AutoPass | None = None) -> None:
+                 clock: Callable[[], float] = time.time, presses: Presses | None = None) -> None:
         self.state = state
         self.sender = sender
         self.bot_username = bot_username
         self.turn_seconds = turn_seconds
         self.clock = clock
         self.presses = presses
-        self.autopass = autopass
         self.log = logs.get("telegram.outbox")
         # The language each table's group is written in (the table's, or the group's /lang), so that
         # a notice about one person is in the group's language, not that person's.
@@ -71,9 +68,8 @@ class OutboxHandler:
         elif msg.kind == "match_over" and msg.table:
             names = await self.state.table_names(PLATFORM, msg.table)
         now = self.clock()
-        auto = self.autopass is not None and self.autopass.offer(msg)
         routed = route(msg, bot_username=self.bot_username, now=now, written_at=now,
-                       turn_seconds=self.turn_seconds, seat_names=names, auto_pass=auto)
+                       turn_seconds=self.turn_seconds, seat_names=names)
         if routed.group_table is not None:
             await self.state.add_table_chat(PLATFORM, routed.group_table[1], routed.group_table[0])
             self._countdown(msg, names, routed.group_table)

@@ -126,9 +126,8 @@ def group_people(msg: Message, seat_names: list[str] | None = None) -> tuple[lis
 
 
 def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: float = 0.0,
-          turn_seconds: float = 0.0, seat_names: list[str] | None = None, auto_pass: bool = False) -> Routed:
-    """What to do on Telegram for one outbox message (nothing when it is for another platform).
-    ``auto_pass``: the bot passes for the player in a moment (the hand says so)."""
+          turn_seconds: float = 0.0, seat_names: list[str] | None = None) -> Routed:
+    """What to do on Telegram for one outbox message (nothing when it is for another platform)."""
     out = Routed()
     to, table, loc = msg.to, msg.table or "", msg.locale
     if to.player is not None:
@@ -139,8 +138,6 @@ def route(msg: Message, *, bot_username: str, now: float = 0.0, written_at: floa
         if msg.kind == "hand" and table:
             since = since_line(msg, seat_names) if msg.actions else None
             drawn = hand_text(msg, seat_names)
-            if auto_pass:
-                drawn = f"{drawn}\n{translate(loc, 'tg.auto_pass')}"
             text = f"{since}\n\n{drawn}" if since else drawn
             keys = move_keyboard(msg)
             content = Content(clip(text), keys.rows + web, keys.pages)

@@ -186,7 +186,8 @@ class OutboundMessage(BaseModel):
         "seat, `pot`; null at a match of one round's end) and `standings` (`scoring`: points or "
         "round_wins, `target`, `lower_wins` (535: the fewest points win), `rows` per seat (`seat`, "
         "`score`, `shown` (the score as written, 16½), `rounds`, `chips`, `rank`), `order` (seats best "
-        "first), `pot`, `teams`, `over`, `winners`), for a platform's own score table; public facts only "
+        "first), `pot`, `teams`, `over`, `winners`) and, at the end of a match whose deal no other table "
+        "plays, `seed`, for a platform's own score table; public facts only "
         "(how many cards were left, never which). `text` says the same in words. Null otherwise")
 
     @classmethod

@@ -84,11 +84,12 @@ class MatchStarted(Event):
 
 
 class MovePlayed(Event):
-    """A seat made a move; ``cause`` says who chose it (the player, an AI seat, or the turn timer)."""
+    """A seat made a move; ``cause`` says who chose it (the player, an AI seat, the turn timer, or the
+    service passing for a person whose only move was to pass: ``auto``)."""
 
     seat: int
     move: str
-    cause: Literal["player", "bot", "timeout"]
+    cause: Literal["player", "bot", "timeout", "auto"]
 
 
 class SeatTakenByBot(Event):

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     # Turn timer in seconds (0: no timer); after this many timeouts in a row a seat goes to an AI player.
     turn_seconds: float = Field(default=60.0, ge=0)
     timeouts_to_bot: int = Field(default=3, ge=1)
+    # A person whose only move is to pass passes after this many seconds, on every platform (0: they
+    # pass themselves): nobody taps to pass when there is nothing else to do.
+    auto_pass_s: float = Field(default=1.5, ge=0)
     # A lobby nobody joined, left or changed for this long closes itself (0: lobbies never expire), so
     # that a table someone opened and forgot does not stay in Redis for ever.
     lobby_idle_s: float = Field(default=21_600.0, ge=0)

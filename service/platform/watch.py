@@ -118,7 +118,8 @@ class Watch:
         if not may_open(t, person, lifted):
             raise Embargoed(table)
         return [Message.model_validate(m).rendered(locale)
-                for m in current_messages(t, person, self.secret, locale, lifted=lifted)]
+                for m in current_messages(t, person, self.secret, locale, lifted=lifted,
+                                                 auto_pass=self.settings.auto_pass_s > 0)]
 
     async def seat_of(self, table: str, person: Player) -> int | None:
         """The seat ``person`` plays at the table now (None: not seated, or no such table)."""

@@ -17,7 +17,7 @@ from service.domain.commands import TableCommand
 from service.domain.events import Stored, encode
 from service.domain.messages import Wire, wire_json
 from service.domain.tables import notify
-from service.domain.tables.decide import Context, Decision, Refused, decide
+from service.domain.tables.decide import Context, Decision, Refused, decide, only_pass
 from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
 from service.domain.tables.state import LOBBY, RUNNING, Table
@@ -137,7 +137,7 @@ class Planner:
         ctx.__dict__.update(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
                             token_secrets=self.secrets, turn_seconds=s.turn_seconds,
                             timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level,
-                            lobby_idle_s=s.lobby_idle_s, lifted=lifted)
+                            lobby_idle_s=s.lobby_idle_s, auto_pass_s=s.auto_pass_s, lifted=lifted)
         return ctx
 
     def plan(self, b: TableBatch, history: list[Stored] | None = None) -> None:
@@ -196,7 +196,7 @@ class Planner:
         if cmd.name == "replay" and d.after is not None:
             msgs = notify.replay_messages(cmd, d.after, replay_lines(history or [], d.after.id))
         else:
-            msgs = notify.messages_for(d, cmd, self.secrets[0])
+            msgs = notify.messages_for(d, cmd, self.secrets[0], auto_pass=self.settings.auto_pass_s > 0)
         return d, msgs, "ok" if d.events else ("reply" if msgs else "noop")
 
     def may_wait(self, cmd: TableCommand) -> bool:
@@ -227,6 +227,9 @@ class Planner:
             return None
         if not t.seats[mover].human:
             return self.clock() * 1000 + BOT_GRACE_MS
-        if t.turn_seconds > 0:
-            return (t.turn_since + t.turn_seconds) * 1000
-        return None
+        turn_ends = t.turn_since + t.turn_seconds if t.turn_seconds > 0 else None
+        if only_pass(t, self.settings.auto_pass_s):
+            # decide's tick passes for them then (Context.auto_pass_s), whichever platform they play on
+            passes = t.turn_since + self.settings.auto_pass_s
+            turn_ends = passes if turn_ends is None else min(turn_ends, passes)
+        return None if turn_ends is None else turn_ends * 1000

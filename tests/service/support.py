@@ -65,9 +65,10 @@ def cmd(name: str, table: str = "tab1", actor: Player | None = ANA, room: Room |
 
 
 def settings(**kw: Any) -> Settings:
-    """Test settings: few buckets, no turn timer, a known token secret."""
+    """Test settings: few buckets, no turn timer, a known token secret, no forced pass made for
+    people unless a test asks (tests/service/write/test_auto_pass.py)."""
     base: dict[str, Any] = dict(buckets=16, command_shards=2, turn_seconds=0, token_secrets=[SECRET.decode()],
-                                snapshot_every=10, claim_idle_ms=50, block_ms=20)
+                                snapshot_every=10, claim_idle_ms=50, block_ms=20, auto_pass_s=0)
     base.update(kw)
     return Settings(redis_url=None, **base)
 

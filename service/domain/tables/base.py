@@ -43,6 +43,7 @@ class Context:
     timeouts_to_bot: int = 3
     bot_level: str = "easy"
     lobby_idle_s: float = 0.0  # 0: a lobby never closes for being idle
+    auto_pass_s: float = 0.0  # a person's only move, a pass, is made for them after this (0: never)
     # The tables whose shared deal may be shown now (service.domain.embargo; asked of the store before
     # deciding, for the tables a /replay of the batch shows).
     lifted: frozenset[str] = frozenset()

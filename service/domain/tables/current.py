@@ -22,13 +22,14 @@ from service.protocol import text
 
 
 def current_messages(t: Table, person: Player | None, secret: bytes, locale: str, *,
-                     lifted: bool = True) -> list[Wire]:
+                     lifted: bool = True, auto_pass: bool = False) -> list[Wire]:
     """The room's message and, when ``person`` sits at the table, their hand message (ids
     ``now:<table>:<version>:<n>``: they are not in any outbox).  ``lifted``: whether the embargo on a
     deal the table shares has lifted (:mod:`service.domain.embargo`); if not, no seed is shown."""
     cmd = TableCommand(id=f"now:{t.id}:{t.version}", table=t.id, name="hand", locale=locale)
     out = notify._Out(cmd, t.id, t.version, t.game)
     out.deadline = notify.turn_deadline(t)
+    out.auto_pass = auto_pass
     running = t.status == RUNNING
     seat_names = notify.names(t) if t.status in (RUNNING, FINISHED) else None
     lines: list[text.Item] = []
@@ -39,6 +40,8 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         # At the end, or right after a round ended: its result and the standings, as notify sent them.
         if over or round_ended(view):
             result = outcome(view)
+            if over and deal_shown(t, lifted):
+                result["seed"] = t.seed
     else:
         view = notify.lobby_view(t)
     if over and t.result is not None:

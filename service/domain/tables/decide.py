@@ -48,7 +48,17 @@ from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.domain.tokens import TokenError, open_token
 from service.protocol import chats
 
-__all__ = ["Context", "Decision", "Refused", "bot_seed", "commitment", "decide"]
+__all__ = ["Context", "Decision", "Refused", "bot_seed", "commitment", "decide", "only_pass"]
+
+
+def only_pass(t: Table, auto_pass_s: float) -> bool:
+    """Whether the service passes for the person to move: their only move is to pass and passes are
+    made for people (``auto_pass_s`` > 0).  A forced pass is the same for everyone, whatever the
+    platform they play on (it was a Telegram adapter's until issue 35)."""
+    if auto_pass_s <= 0 or t.status != RUNNING:
+        return False
+    mover = t.to_move()
+    return mover is not None and t.seats[mover].human and engine.legal_moves(t.engine) == ["pass"]
 
 
 def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
@@ -98,7 +108,7 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     return b.decision
 
 
-def _play_move(b: Builder, seat: int, move: str, cause: Literal["player", "bot", "timeout"]) -> None:
+def _play_move(b: Builder, seat: int, move: str, cause: Literal["player", "bot", "timeout", "auto"]) -> None:
     try:
         b.emit(MovePlayed(seat=seat, move=move, cause=cause))
     except engine.IllegalMove as e:
@@ -168,6 +178,9 @@ def _tick(b: Builder, req: Tick, ctx: Context) -> None:
     view = engine.view(t.engine, seat_no)
     if not seat.human:
         _play_move(b, seat_no, ctx.choose_move(view, seat.bot or ctx.bot_level, bot_seed(t)), "bot")
+        return
+    if only_pass(t, ctx.auto_pass_s) and ctx.now >= t.turn_since + ctx.auto_pass_s:
+        _play_move(b, seat_no, "pass", "auto")  # the only move: neither a timeout nor the player's
         return
     if t.turn_seconds <= 0 or ctx.now < t.turn_since + t.turn_seconds:
         return  # the player still has time

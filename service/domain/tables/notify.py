@@ -16,6 +16,7 @@ from typing import Any
 
 import engine
 from service.domain.commands import TableCommand
+from service.domain.embargo import deal_shown
 from service.domain.identities import Player, Room
 from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
 from service.domain.tables.announce import event_line, names, person, seat_name
@@ -62,6 +63,7 @@ class _Out:
         self.messages: list[Wire] = []
         self.deadline: float | None = None  # the turn's deadline, for every message (see Message)
         self.code: str | None = None  # a refusal's code, for its reply
+        self.auto_pass = False  # the service passes for a person whose only move is a pass
 
     def add(self, to: Wire, locale: str, kind: str, lines: list[text.Item],
             view: dict[str, Any] | None = None, actions: list[Wire] | None = None,
@@ -111,6 +113,8 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
         tokens = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=moves)
         actions = [action_wire(move=m, token=tok) for m, tok in zip(moves, tokens, strict=True)]
         lines.append(text.t("table.your_turn"))
+        if out.auto_pass and moves == ["pass"]:
+            lines.append(text.t("table.auto_pass"))  # decide's tick makes it in a moment
     out.add(_to(player=player), locale, "hand", lines, view, actions, result=result)
 
 
@@ -119,8 +123,9 @@ def _locale_of(t: Table, seat: int, cmd: TableCommand) -> str:
     return cmd.locale if cmd.actor is not None and cmd.actor.same(s.player) else s.locale
 
 
-def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
-    """The messages an accepted command causes (possibly none: a stale tick)."""
+def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bool = False) -> list[Wire]:
+    """The messages an accepted command causes (possibly none: a stale tick).  ``auto_pass``: the
+    service passes for a person whose only move is a pass (their hand says so)."""
     t = d.after
     if t is None:
         return []
@@ -128,6 +133,7 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     mover = t.to_move()  # None unless running
     out = _Out(cmd, t.id, t.version, t.game)
     out.deadline = _deadline(t, mover)
+    out.auto_pass = auto_pass
     # Who gets their hand: everyone seated when the match starts, whoever asked for it (/hand, or a
     # deep link (/start <table>: a join) of a seated player), the person to move after a change, and
     # a person who just moved (their hand without the card played, and no actions left to press).
@@ -156,6 +162,8 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes) -> list[Wire]:
     # the standings, from the public view, on the room's message and every hand (G-1).
     new_deal = public and fx.moved and not fx.finished and round_ended(views[0])
     result = outcome(views[0]) if public and (fx.finished or new_deal) else None
+    if result is not None and fx.finished and deal_shown(t, lifted=False):
+        result["seed"] = t.seed  # the end shows the seed, as its line does (none for a shared deal)
     if new_deal:
         # Every person holds a new hand: each is sent theirs (and the round's result) now, not at
         # their first turn of the new round.

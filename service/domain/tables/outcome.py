@@ -12,6 +12,9 @@ The outcome (JSON, ``Message.outcome``)::
      "standings": {"scoring", "target", "lower_wins", "rows", "order", "pot", "teams",
                    "over", "winners"}}
 
+At the end of a match whose deal is its own (no other table plays it: :mod:`service.domain.embargo`)
+the notifier adds ``seed``, as the end's line shows it.
+
 ``rows`` are in seat order, each ``{"seat", "score", "shown", "rounds", "chips", "rank"}`` (``shown``:
 the score as written, ``16½`` for cabrón's split points); ``order`` lists the seats best first.
 """

@@ -48,9 +48,11 @@ _callbacks = itertools.count(1)
 
 
 def settings(**kw: Any) -> Settings:
-    """Service settings for the tests: few buckets, no turn timer, fast workers."""
+    """Service settings for the tests: few buckets, no turn timer, fast workers, no forced pass made
+    for people unless a test asks (play_out presses whatever buttons a hand has, passes included)."""
     base: dict[str, Any] = dict(buckets=8, command_shards=2, turn_seconds=0, token_secrets=["tg-test"],
-                                snapshot_every=10, claim_idle_ms=200, block_ms=20, timer_interval=0.2)
+                                snapshot_every=10, claim_idle_ms=200, block_ms=20, timer_interval=0.2,
+                                auto_pass_s=0)
     base.update(kw)
     return Settings(redis_url=None, **base)
 
@@ -65,14 +67,12 @@ class World:
 
     def __init__(self, redis: Any, *, limits: Limits = FAST, service: Settings | None = None,
                  workers: int = 1, webhook: bool = False, transport: str | None = None,
-                 polling_timeout: int = 1, press_wait_s: float = 1.5, auto_pass_s: float = 0.0) -> None:
+                 polling_timeout: int = 1, press_wait_s: float = 1.5) -> None:
         self.redis = redis
         self.transport = transport or ("reply" if webhook else "direct")
         self.webhook = self.transport in ("reply", "webhook")
         self.polling_timeout = polling_timeout
         self.press_wait_s = press_wait_s
-        # Off unless a test asks: play_out presses whatever buttons a hand has, passes included.
-        self.auto_pass_s = auto_pass_s
         self.handled: set[int] = set()
         self.webhook_url = ""
         self.fake = FakeTelegram()
@@ -111,7 +111,7 @@ class World:
         real = self.transport in ("polling", "webhook")
         tg = TelegramSettings(token=TOKEN, consumer="tg-test", webhook_secret=WEBHOOK_SECRET,
                               host="127.0.0.1", port=0, http=real, polling_timeout=self.polling_timeout,
-                              press_wait_s=self.press_wait_s, auto_pass_s=self.auto_pass_s,
+                              press_wait_s=self.press_wait_s,
                               public_url="http://127.0.0.1" if self.transport == "webhook" else None)
         self.tg = await build(self.redis, self.settings, tg, bot=bot, limits=self.limits,
                               delivery_options=DELIVERY)

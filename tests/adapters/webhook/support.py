@@ -35,9 +35,10 @@ Responder = Callable[[int, dict[str, Any]], Awaitable[web.StreamResponse | None]
 
 
 def settings(**kw: Any) -> Settings:
-    """Service settings for the tests: few buckets, no turn timer, a known token secret."""
+    """Service settings for the tests: few buckets, no turn timer, a known token secret, no forced pass
+    made for people (the tests press every button a hand has; tests/service/write/test_auto_pass.py)."""
     base: dict[str, Any] = dict(buckets=16, command_shards=2, turn_seconds=0, token_secrets=[SECRET.decode()],
-                                snapshot_every=10, claim_idle_ms=200, block_ms=20)
+                                snapshot_every=10, claim_idle_ms=200, block_ms=20, auto_pass_s=0)
     base.update(kw)
     return Settings(redis_url=None, **base)
 

@@ -101,3 +101,18 @@ async def test_every_round_end_carries_its_result_to_the_room_and_each_hand_and_
                 "en": ("You won!", "You lost this one.")}[locale]
     assert any(h in mine[0].text for h in headline)
     assert GROUP
+
+
+async def test_play_seats_ai_players_of_the_level_asked_and_refuses_another(fake_redis):
+    # Issue 34 (12): the AI level of /play (cinq play 535 hard, the web before the deal).
+    from service.domain.commands import Create
+    h = Harness(fake_redis)
+    await h.send(ANA, "/play 535 hard", room=private(ANA))
+    t = await h.table_of(private(ANA))
+    from service.store.repository import load
+    table = await load(h.worker.store, t)
+    assert [s.bot for s in table.seats[1:]] == ["hard"] * (len(table.seats) - 1)
+    # A typed request with a level no AI player has is refused, nothing created.
+    msgs = await h.send(ANA, request=Create(name="play", game="535").model_copy(update={"level": "godlike"}),
+                        room=private(ANA))
+    assert any(m.kind == "reply" for m in msgs)

@@ -253,3 +253,18 @@ def test_every_name_a_command_is_shown_or_routed_by_is_one_the_parser_reads_as_i
                     "set": " chips", "lang": " es", "replay": " t1", "tournament": " join"}.get(command, "")
             assert parse_command(f"/{name}{args}").name == command
     assert shown_name("hand", "es") == "mano" and shown_name("hand", "en") == "hand"
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    ("/play 535 hard", "hard"), ("/jugar cinquillo difícil", "hard"), ("/play 535 level=easy", "easy"),
+    ("/jugar 535 nivel=medio 3", "medium"), ("/play cinquillo tradicional", None)])
+def test_play_takes_the_ai_level(text: str, level: str | None) -> None:
+    # Issue 34 (12): "make play ARGS='535 hard'" was refused.
+    args = parse_command(text).args
+    assert args.get("level") == level and "level" not in args["options"]
+
+
+@pytest.mark.parametrize("text", ["/play 535 hard easy", "/play 535 level=expert", "/new 535 hard"])
+def test_a_second_level_an_unknown_one_or_a_level_in_a_lobby_is_refused(text: str) -> None:
+    with pytest.raises(ProtocolError):
+        parse_command(text)
