@@ -203,6 +203,7 @@ async def test_the_table_is_posted_anew_when_the_room_moved_on_and_edited_while_
     await b.on_text("!group", "@bea:hs", "Bea", "nice move", "$chat1")  # the room moves on
     await b.on_callback(_table(3, MATCH, text="Ana: 5 of coins"))
     room, anew = m.sent[-1]
+    assert room == "!group"
     assert "m.relates_to" not in anew and anew["body"] == "Ana: 5 of coins"
     await b.on_callback(_table(4, MATCH, text="Bea: 6 of coins"))
     assert m.sent[-1][1]["m.relates_to"]["event_id"] == "$e3"  # the new one is edited from now on
