@@ -40,8 +40,6 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         # At the end, or right after a round ended: its result and the standings, as notify sent them.
         if over or round_ended(view):
             result = outcome(view)
-            if over and deal_shown(t, lifted):
-                result["seed"] = t.seed
     else:
         view = notify.lobby_view(t)
     if over and t.result is not None:
@@ -50,8 +48,9 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         lines.append(text.outcome(seat_names))
     if running and seat_names is not None:
         lines.append(text.view(seat_names))
+    shown = {**result, "seed": t.seed} if result is not None and over and deal_shown(t, lifted) else result
     out.add(recipient_wire(), locale, "match_over" if over else "table", lines, view,
-            seats=notify.seat_people(t) if over else None, result=result)
+            seats=notify.seat_people(t) if over else None, result=shown)
     seat = t.seat_of(person)
     if running and seat is not None:
         notify._hand_message(out, t, seat, secret, locale, seat_names=seat_names, result=result)

@@ -162,8 +162,9 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
     # the standings, from the public view, on the room's message and every hand (G-1).
     new_deal = public and fx.moved and not fx.finished and round_ended(views[0])
     result = outcome(views[0]) if public and (fx.finished or new_deal) else None
-    if result is not None and fx.finished and deal_shown(t, lifted=False):
-        result["seed"] = t.seed  # the end shows the seed, as its line does (none for a shared deal)
+    # The room's end shows the seed, as its line does (none for a shared deal); a hand never does.
+    room_result = {**result, "seed": t.seed} if result is not None and fx.finished and deal_shown(
+        t, lifted=False) else result
     if new_deal:
         # Every person holds a new hand: each is sent theirs (and the round's result) now, not at
         # their first turn of the new round.
@@ -190,7 +191,8 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
                 # The person in that chat: the room's views keep their order with the person's hand
                 # (service.platform.delivery_model.recipient_key), as their own chat shows both.
                 to["person"] = wire_of(owner)
-            out.add(to, t.locale, "match_over" if over else "table", lines, view, seats=seats, result=result)
+            out.add(to, t.locale, "match_over" if over else "table", lines, view, seats=seats,
+                    result=room_result)
     for seat_no, seat_view in zip(hands, views[1:] if public else views, strict=True):
         _hand_message(out, t, seat_no, secret, _locale_of(t, seat_no, cmd), seat_view, seat_names, mover,
                       result=result)
