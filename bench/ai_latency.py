@@ -34,25 +34,28 @@ from service.domain.identities import Player, Room
 from service.domain.tables.state import RUNNING
 from service.foundation import logs
 from service.foundation.settings import Settings
+from service.ops.runtime import build
 from service.write import bots
 from service.write.gateway import Gateway
 from service.write.worker import Worker
 from tools.loopback import free_port
 
 
-class TimedWorker(Worker):
-    """Records per command its latency from submission to append + outbox, and the AI moves."""
+class Timing:
+    """Records per command of the watched table its latency from submission to append + outbox, and
+    the AI moves (an observer of the worker's finishing stage)."""
 
-    watched: str = ""
-    latencies: list[float]
-    ai_moves: int = 0
+    def __init__(self, worker: Worker) -> None:
+        self.watched = ""
+        self.latencies: list[float] = []
+        self.ai_moves = 0
+        worker.finisher.observers.append(self)
 
-    def _log(self, cmd: Any, version: int, outcome: str, now: float) -> None:
-        if cmd is not None and cmd.table == self.watched and cmd.name == "hand" and cmd.at:
+    def __call__(self, cmd: Any, version: int, outcome: str, now: float) -> None:
+        if cmd.table == self.watched and cmd.name == "hand" and cmd.at:
             self.latencies.append(time.time() - cmd.at)
-        if cmd is not None and cmd.name == "tick" and outcome == "ok":
+        if cmd.name == "tick" and outcome == "ok":
             self.ai_moves += 1
-        super()._log(cmd, version, outcome, now)
 
 
 async def drive(gw: Gateway, worker: Worker, tables: list[tuple[Player, Room]]) -> None:
@@ -63,7 +66,7 @@ async def drive(gw: Gateway, worker: Worker, tables: list[tuple[Player, Room]]) 
             table = await gw.table_of(room)
             if table is None:
                 continue
-            t = worker.cache.get(table)  # the worker's own copy: loading it would cost a replay
+            t = worker.loader.cache.get(table)  # the worker's own copy: loading it would cost a replay
             if t is not None and t.status == RUNNING and t.to_move() == 0 and sent.get(table) != t.version:
                 sent[table] = t.version
                 move = bots.choose_move(engine.view(t.engine, 0), "medium", t.version)
@@ -75,9 +78,9 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
     """Set the tables up, run the worker, send the people's commands; the figures."""
     r = aioredis.Redis(host="127.0.0.1", port=port)
     settings = Settings(redis_url=f"redis://127.0.0.1:{port}/0", turn_seconds=0, block_ms=5)
-    gw = Gateway(r, settings)
-    worker = TimedWorker(r, settings, choose_move=bots.choose_move if in_loop else None)
-    worker.latencies = []
+    rt = build(settings, r, choose_move=bots.choose_move if in_loop else None)
+    gw, worker = rt.gateway, rt.worker
+    timing = Timing(worker)
     task = asyncio.create_task(worker.run())
     ai_tables: list[tuple[Player, Room]] = []
     for i in range(n_ai):
@@ -95,9 +98,9 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
         await asyncio.sleep(0.1)
     table = await gw.table_of(room)
     assert table is not None, "the people's table was not created"
-    worker.watched = table
+    timing.watched = table
     await asyncio.sleep(2.0)  # every AI table is playing by now
-    worker.latencies, worker.ai_moves = [], 0
+    timing.latencies, timing.ai_moves = [], 0
     t0 = time.perf_counter()
     sent = 0
     while time.perf_counter() - t0 < seconds:
@@ -111,10 +114,10 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
     if worker.thinker is not None:
         worker.thinker.close()
     await r.aclose()
-    lat = sorted(x * 1000 for x in worker.latencies)
+    lat = sorted(x * 1000 for x in timing.latencies)
     pick = (lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]) if lat else (lambda q: float("nan"))
     return {"sent": sent, "answered": len(lat), "p50": pick(0.5), "p99": pick(0.99),
-            "max": lat[-1] if lat else float("nan"), "ai_moves": worker.ai_moves}
+            "max": lat[-1] if lat else float("nan"), "ai_moves": timing.ai_moves}
 
 
 def main() -> None:

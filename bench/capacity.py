@@ -43,9 +43,8 @@ from service.domain.tables.state import FINISHED
 from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops import trim
+from service.ops.runtime import build
 from service.store.repository import load
-from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tools.loopback import free_port
 
 GROUPS = {"table keys": ("t:", "due:"), "outbox": ("out:",), "command streams": ("cmd:", "dead:"),
@@ -94,8 +93,8 @@ class Service:
 
     def __init__(self, r: Any, settings: Settings) -> None:
         self.r = r
-        self.gw = Gateway(r, settings)
-        self.worker = Worker(r, settings, name="bench", timers=False)
+        rt = build(settings, r, name="bench", timers=False)
+        self.gw, self.worker = rt.gateway, rt.worker
         self.n = 0
 
     async def say(self, who: Player, text: str, room: Room) -> None:
@@ -167,14 +166,15 @@ async def deliver_and_retain(r: Any, settings: Settings, svc: Service) -> None:
     async def handler(_: Any) -> None:
         return None
 
-    d = Delivery(r, settings, "bench", "bench-d", options=DeliveryOptions(trim_s=0.05, block_ms=20))
+    d = Delivery(r, settings, "bench", "bench-d", options=DeliveryOptions(trim_s=0.05, block_ms=20),
+                 keys=svc.gw.keys)
     stop = asyncio.Event()
     task = asyncio.create_task(d.run(handler, stop))
     keys = svc.gw.keys
     outboxes = [keys.outbox(b) for b in range(keys.buckets)]
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        await svc.worker.group.trim(keys.all_commands())
+        await svc.worker.intake.group.trim(keys.all_commands())
         pipe = r.pipeline(transaction=False)
         for k in outboxes:
             pipe.xlen(k)
@@ -258,7 +258,8 @@ async def soak(url: str, settings: Settings, seconds: float, rate: float) -> Non
     cinq = Path(sys.executable).with_name("cinq")
     proc = subprocess.Popen([str(cinq), "worker"], env=env, stdout=subprocess.DEVNULL)
     r = aioredis.from_url(url)
-    gw = Gateway(r, Settings(redis_url=url, buckets=settings.buckets, key_prefix="soak:"))
+    soaked = Settings(redis_url=url, buckets=settings.buckets, key_prefix="soak:")
+    gw = build(soaked, r).gateway
     samples: list[tuple[float, int, int]] = []
     started = 0
     try:

@@ -39,6 +39,8 @@ from service.domain.events import MatchStarted, TableCreated
 from service.domain.identities import Player, Room
 from service.foundation import logs
 from service.foundation.settings import Settings
+from service.ops.runtime import build, worker_for
+from service.store.keys import Keys
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
@@ -47,15 +49,18 @@ PREFIX = "bench:"
 BARE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "bare_pipeline.py"
 
 
-class TimedWorker(Worker):
-    """A worker that records, per command, the time from its submission to its append + outbox."""
+def timed_worker(r: Any, settings: Settings, **args: Any) -> Any:
+    """A worker (wired by ``service.ops.runtime``) whose ``latencies`` record, per command, the time
+    from its submission to its append + outbox (an observer of its finishing stage)."""
+    worker: Any = worker_for(r, settings, **args)
+    worker.latencies = []
 
-    latencies: list[float]
+    def observe(cmd: Any, version: int, outcome: str, now: float) -> None:
+        if cmd.at:
+            worker.latencies.append(time.time() - cmd.at)
 
-    def _log(self, cmd: Any, version: int, outcome: str, now: float) -> None:
-        if cmd is not None and cmd.at:
-            self.latencies.append(time.time() - cmd.at)
-        super()._log(cmd, version, outcome, now)
+    worker.finisher.observers.append(observe)
+    return worker
 
 
 async def clean(r: Any, prefix: str = PREFIX) -> None:
@@ -72,7 +77,7 @@ async def clean(r: Any, prefix: str = PREFIX) -> None:
 
 async def setup_tables(r: Any, settings: Settings, n: int, worker: Worker) -> dict[str, dict[str, Any]]:
     """N started two-person tables, each with its scripted moves (seat, move) from the engine."""
-    gw = Gateway(r, settings)
+    gw = Gateway(r, settings, Keys.of(settings))
     rooms = [Room(platform="bench", chat=str(i), kind="group") for i in range(n)]
     people = [(Player(platform="bench", user=f"a{i}"), Player(platform="bench", user=f"b{i}"))
               for i in range(n)]
@@ -130,7 +135,7 @@ async def xadd_all(r: Any, cmds: list[tuple[str, str, TableCommand]], stamp: boo
     await pipe.execute()
 
 
-async def throughput(worker: TimedWorker, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int]:
+async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int]:
     """Prefill ``n`` scripted moves, then time the worker until all are appended."""
     cmds = next_commands(tables, n, worker.keys)
     for i in range(0, len(cmds), 1000):
@@ -156,7 +161,7 @@ async def throughput(worker: TimedWorker, r: Any, tables: dict[str, Any], n: int
     return done / dt, done
 
 
-async def latency(worker: TimedWorker, r: Any, tables: dict[str, Any], rate: float,
+async def latency(worker: Any, r: Any, tables: dict[str, Any], rate: float,
                   seconds: float) -> list[float]:
     """Open-loop load at ``rate`` for ``seconds``; per-command latency from submission to outbox."""
     worker.latencies = []
@@ -181,7 +186,8 @@ async def latency(worker: TimedWorker, r: Any, tables: dict[str, Any], rate: flo
 
 async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
     """Build a table of 500+ events (AI players, many rounds) and time cold loads of it."""
-    gw, worker = Gateway(r, settings), Worker(r, settings, timers=False)
+    rt = build(settings, r, timers=False)
+    gw, worker = rt.gateway, rt.worker
     room = Room(platform="bench", chat="long")
     me = Player(platform="bench", user="long")
     await gw.submit("/play cinquillo tradicional 6 puntos objetivo=60", user=me, room=room)
@@ -222,8 +228,7 @@ async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None
     await clean(r)
     try:
         # One long-running worker throughout (its table cache is warm, as in production).
-        worker = TimedWorker(r, settings, timers=False)
-        worker.latencies = []
+        worker = timed_worker(r, settings, timers=False)
         tables = await setup_tables(r, settings, n_tables, worker)
         rate, done = await throughput(worker, r, tables, n_commands)
         print(f"service pipeline: {rate:.0f} commands/s ({done} scripted moves over {n_tables} tables, "

@@ -47,15 +47,13 @@ async def main(n_tables: int, n_commands: int, seconds: float, rounds: int) -> N
             modes = {"no wait": Settings(**base),
                      "WAIT 1 replica": Settings(**base, redis_min_replicas=1, redis_replica_timeout_ms=5000)}
             await pipeline.clean(r)
-            setup = pipeline.TimedWorker(r, modes["no wait"], timers=False)
-            setup.latencies = []
+            setup = pipeline.timed_worker(r, modes["no wait"], timers=False)
             tables = await pipeline.setup_tables(r, modes["no wait"], n_tables, setup)
             results: dict[str, list[tuple[float, float, float]]] = {m: [] for m in modes}
             rate = None
             for n in range(rounds):
                 for mode in (list(modes) if n % 2 == 0 else list(modes)[::-1]):
-                    w = pipeline.TimedWorker(r, modes[mode], timers=False)
-                    w.latencies = []
+                    w = pipeline.timed_worker(r, modes[mode], timers=False)
                     await w.setup()
                     tput, _ = await pipeline.throughput(w, r, tables, n_commands)
                     rate = rate or tput  # the same offered load for both: half the first no-wait rate

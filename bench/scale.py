@@ -47,6 +47,8 @@ from redis.asyncio.cluster import RedisCluster
 from bench.pipeline import PREFIX, clean, next_commands, setup_tables, xadd_all
 from service.foundation import logs
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
+from service.store.keys import Keys
 from service.write.worker import Worker
 from tools import local_cluster
 
@@ -86,7 +88,7 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
 async def _backlog(r: Any, settings: Settings) -> int:
     """Commands not yet delivered (lag) or delivered and not acknowledged (pending), over all shards."""
     total = 0
-    for key in Worker(r, settings).keys.all_commands():
+    for key in Keys.of(settings).all_commands():
         for g in await r.xinfo_groups(key):
             if _s(g["name"]) == settings.group:
                 total += int(g.get("lag") or 0) + int(g["pending"])
@@ -99,7 +101,7 @@ def _s(v: Any) -> str:
 
 async def _wait_started(r: Any, settings: Settings, n: int, timeout: float = 120) -> None:
     """Until the N workers have shared the command shards out (each owns its fair share)."""
-    keys = Worker(r, settings).keys
+    keys = Keys.of(settings)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         owners = [await r.get(keys.shard_lease(s)) for s in range(settings.command_shards)]
@@ -137,7 +139,7 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
     await clean(r)
     procs: list[subprocess.Popen] = []
     try:
-        helper = Worker(r, settings, timers=False)
+        helper = worker_for(r, settings, timers=False)
         tables = await setup_tables(r, settings, n_tables, helper)
         procs = spawn_workers(url, n_workers, cluster)
         await _wait_started(r, settings, n_workers)

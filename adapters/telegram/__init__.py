@@ -40,7 +40,7 @@ async def serve(runtime: Any) -> None:
     if not tg.token:
         logs.get("telegram").warning("no_token", hint="set CINQ_TELEGRAM_TOKEN to run the Telegram bot")
         return
-    bot = await build(runtime.redis, runtime.settings, tg, gateway=runtime.gateway)
+    bot = await build(runtime.redis, runtime.settings, tg, runtime.gateway)
     await bot.run()
 
 

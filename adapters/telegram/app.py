@@ -252,20 +252,17 @@ class TelegramBot:
         await self.sender.close()
 
 
-async def build(redis: Any, settings: Settings, tg: TelegramSettings, *, bot: Bot | None = None,
-                limits: Limits | None = None, clock: Callable[[], float] = time.time,
-                delivery_options: DeliveryOptions | None = None,
-                gateway: Gateway | None = None) -> TelegramBot:
+async def build(redis: Any, settings: Settings, tg: TelegramSettings, gateway: Gateway, *,
+                bot: Bot | None = None, limits: Limits | None = None, clock: Callable[[], float] = time.time,
+                delivery_options: DeliveryOptions | None = None) -> TelegramBot:
     """Wire a bot process on ``redis`` (asks Telegram who the bot is, for deep links), on the
-    process's ``gateway`` when given (``cinq serve``: the runtime's), else on one of its own."""
+    process's ``gateway`` (its runtime's: :func:`service.ops.runtime.build`)."""
     bot = bot or make_bot(tg)
     metrics = TelegramMetrics()
     watch = ApiWatch(metrics)
     bot.session.middleware(watch)
     me = await bot.me()
     username = me.username or ""
-    if gateway is None:
-        gateway = Gateway(redis, settings, clock=clock)
     state = PlatformState(redis, gateway.keys)
     gateway.name_bot(PLATFORM, username)
     sender = Sender(bot, state, limits or tg.limits())

@@ -23,7 +23,7 @@ from service.foundation import logs
 from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
-from service.ops.runtime import build, connect
+from service.ops.runtime import build
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale
 from service.write.gateway import Gateway
@@ -32,10 +32,10 @@ from service.write.gateway import Gateway
 class WebAdapter:
     """The page's HTTP server and its watch over the outbox, started and stopped together."""
 
-    def __init__(self, redis: Any, settings: Settings, ws: WebSettings, *, clock: Any = time.time,
-                 block_ms: int = 200, gateway: Gateway | None = None) -> None:
+    def __init__(self, redis: Any, settings: Settings, ws: WebSettings, gateway: Gateway, *,
+                 clock: Any = time.time, block_ms: int = 200) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = gateway or Gateway(redis, settings, clock=clock)
+        self.gateway = gateway  # the process's (service.ops.runtime.build)
         self.watch = Watch(redis, settings, block_ms=block_ms)
         self.app = make_app(self.gateway, self.watch, ws, clock=clock)
         self._runner: web.AppRunner | None = None
@@ -76,7 +76,7 @@ async def serve(rt: Any) -> None:
     if not ws.public_url:
         logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
         return
-    await _serving(WebAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
+    await _serving(WebAdapter(rt.redis, rt.settings, ws, rt.gateway), ws)
 
 
 async def _serving(adapter: WebAdapter, ws: WebSettings) -> None:
@@ -103,8 +103,8 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
     locale = lang if lang in ("es", "en") else pick_locale(os.environ.get("LANG", "").split(".")[0])
     settings = Settings(redis_url=None, buckets=8, turn_seconds=0)
     rt = build(settings, redis=fakeredis.FakeAsyncRedis())
-    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), block_ms=200,
-                         gateway=rt.gateway)
+    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), rt.gateway,
+                         block_ms=200)
     me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
     room = Room(platform="terminal", chat="tty", kind="private")
     worker = asyncio.create_task(rt.worker.run())
@@ -127,8 +127,8 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
 
 
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:
-    redis, _ = connect(settings)
-    await run_until_stopped(_serving(WebAdapter(redis, settings, ws), ws))
+    rt = build(settings)
+    await run_until_stopped(_serving(WebAdapter(rt.redis, settings, ws, rt.gateway), ws))
     return 0
 
 

@@ -26,7 +26,7 @@ from service.foundation import logs
 from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
-from service.ops.runtime import connect
+from service.ops.runtime import build
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.write.gateway import Gateway
 
@@ -43,11 +43,11 @@ class WebhookAdapter:
     """The adapter in one process: the HTTP app and a delivery loop per platform, started and stopped
     together (tests and the benchmark run it in-process)."""
 
-    def __init__(self, redis: Any, settings: Settings, ws: WebhookSettings, *,
+    def __init__(self, redis: Any, settings: Settings, ws: WebhookSettings, gateway: Gateway, *,
                  options: DeliveryOptions | None = None, metrics: WebhookMetrics | None = None,
-                 clock: Any = time.time, consumer: str | None = None, gateway: Gateway | None = None) -> None:
+                 clock: Any = time.time, consumer: str | None = None) -> None:
         self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = gateway or Gateway(redis, settings, clock=clock)
+        self.gateway = gateway  # the process's (service.ops.runtime.build)
         self.metrics = metrics or WebhookMetrics()
         self.app = make_app(self.gateway, ws, metrics=self.metrics, clock=clock)
         self.options = options or delivery_options(ws)
@@ -103,7 +103,7 @@ async def serve(rt: Any) -> None:
     if not ws.platforms:
         logs.get("webhook").info("idle", reason="no platform registered (CINQ_WEBHOOK_PLATFORMS)")
         return
-    await _serving(WebhookAdapter(rt.redis, rt.settings, ws, gateway=rt.gateway), ws)
+    await _serving(WebhookAdapter(rt.redis, rt.settings, ws, rt.gateway), ws)
 
 
 async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
@@ -118,18 +118,19 @@ async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
 
 
 async def _run_alone(settings: Settings, ws: WebhookSettings) -> int:
-    redis, _ = connect(settings)
-    await run_until_stopped(_serving(WebhookAdapter(redis, settings, ws), ws))
+    rt = build(settings)
+    await run_until_stopped(_serving(WebhookAdapter(rt.redis, settings, ws, rt.gateway), ws))
     return 0
 
 
 async def _dead_letters(settings: Settings, ws: WebhookSettings, args: argparse.Namespace,
                         out: Any) -> int:
-    redis, _ = connect(settings)
+    rt = build(settings)
+    redis = rt.redis
     names = [args.platform] if args.platform else [p.name for p in ws.platforms]
     try:
         for name in names:
-            d = Delivery(redis, settings, name)
+            d = Delivery(redis, settings, name, keys=rt.keys)
             if args.replay or args.replay_all:
                 n = await d.replay(None if args.replay_all else args.replay)
                 print(f"{name}: {n} replayed", file=out)

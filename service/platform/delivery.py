@@ -6,7 +6,7 @@ the platform-neutral part lives here; the adapter only supplies a *handler* that
 language; with the web table configured, its :attr:`~service.platform.outbox.Message.link` set by
 :mod:`service.platform.links`)::
 
-    delivery = Delivery(redis, settings, "acme")          # one per process and platform
+    delivery = Delivery(redis, settings, "acme", keys=keys)  # one per process and platform
     await delivery.run(handler, stop)                     # until ``stop`` is set
 
     async def handler(msg: Message) -> None:              # return: delivered
@@ -101,7 +101,7 @@ class Delivery(Sending, Partitioning):
     def __init__(self, redis: Any, settings: Settings, platform: str, consumer: str | None = None, *,
                  options: DeliveryOptions | None = None, metrics: DeliveryMetrics | None = None,
                  rng: random.Random | None = None, clock: Callable[[], float] = time.time,
-                 keys: Keys | None = None, links: Links | None = None) -> None:
+                 keys: Keys, links: Links | None = None) -> None:
         self.redis = redis
         # The web table's links on each message: given, else from the settings (none without
         # CINQ_WEB_PUBLIC_URL).
@@ -113,7 +113,7 @@ class Delivery(Sending, Partitioning):
         self.metrics = metrics or DeliveryMetrics()
         self.rng = rng or random.Random()
         self.clock = clock
-        self.keys = keys or Keys.of(settings)
+        self.keys = keys
         self.dk = DeliveryKeys(self.keys, platform)
         self.log = logs.get("delivery").bind(platform=platform, consumer=self.consumer)
         self.owned: dict[int, _Partition] = {}

@@ -84,11 +84,11 @@ class MessageRef:
 
 class PlatformState:
     """A tiny API over the keys above; ``keys`` is the process's one key layout (the bootstrap's,
-    :func:`service.ops.runtime.build`; the default: no prefix)."""
+    :func:`service.ops.runtime.build`)."""
 
-    def __init__(self, redis: Any, keys: Keys | None = None) -> None:
+    def __init__(self, redis: Any, keys: Keys) -> None:
         self.redis = redis
-        self.keys = keys or Keys()
+        self.keys = keys
 
     # -- message slots ------------------------------------------------------------------------------
 

@@ -1,25 +1,26 @@
-"""What a worker does after its appends (:class:`Finishing`, a part of
-:class:`service.write.worker.Worker`): the cache, the derived indexes, the AI players' ticks, the
-acknowledgements, the room of a refused ``/new``, logs and metrics — all queued on the pipeline the
-next read sends.
+"""The last stage of a worker, after its appends (:class:`Finisher`): the cache, the derived
+indexes, the AI players' ticks, the acknowledgements, the room of a refused ``/new``, logs and
+metrics — the writes queued on the held-back pipeline that the next round trip sends.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from service.domain.commands import Create, TableCommand
 from service.domain.events import MatchFinished
-from service.domain.tables.state import CANCELLED, FINISHED, RUNNING, Table
-from service.foundation import logs
+from service.domain.tables.state import FINISHED, RUNNING
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
 from service.store import doorbell
 from service.store.keys import Keys
 from service.write import match_end, projection
 from service.write.gateway import SEEN_TTL_S
+from service.write.held import HeldBack
+from service.write.intake import DeadLetters
+from service.write.loading import Loader
 from service.write.planning import Entry, Outcome, Planner, TableBatch
 from service.write.projection import index_ops
 
@@ -34,39 +35,33 @@ end
 return 0
 """
 
-CACHE_SIZE = 20_000
 FINISHED_MEMORY = 10_000
 
 
-class Finishing:
-    """The finishing half of a :class:`~service.write.worker.Worker`: it is mixed into that class and
-    uses the state the worker sets up (the attributes declared below)."""
+class Finisher:
+    """Finishes batches after their appends (see the module docstring).  ``observers`` are told of
+    every command done (command, version, outcome, time): a benchmark's latencies."""
 
-    redis: Any
-    settings: Settings
-    keys: Keys
-    clock: Callable[[], float]
-    planner: Planner
-    metrics: Metrics
-    log: Any
-    cache: OrderedDict[str, Table]
-    attempts: dict[str, int]
-    retry: list[Entry]
-    processed: int
-    _counters: dict[tuple[str, str], Any]
-    _finished: OrderedDict[str, None]
-    _later: Any
-    dead_letter: Callable[[Entry, str], Awaitable[None]]
+    def __init__(self, redis: Any, settings: Settings, keys: Keys, clock: Callable[[], float],
+                 planner: Planner, loader: Loader, held: HeldBack, dead: DeadLetters, metrics: Metrics,
+                 log: Any) -> None:
+        self.redis, self.settings, self.keys, self.clock = redis, settings, keys, clock
+        self.planner, self.loader, self.held, self.dead = planner, loader, held, dead
+        self.metrics, self.log = metrics, log
+        self.processed = 0
+        self.observers: list[Callable[[TableCommand, int, str, float], None]] = []
+        self._counters: dict[tuple[str, str], Any] = {}
+        self._finished: OrderedDict[str, None] = OrderedDict()  # see follow_up_finished
 
-    async def _finish(self, batches: list[TableBatch], duplicates: list[Outcome]) -> None:
-        """After the appends: cache, derived indexes, AI ticks, acknowledgements, logs and metrics.
+    async def finish(self, batches: list[TableBatch], duplicates: list[Outcome]) -> list[Entry]:
+        """After the appends: cache, derived indexes, AI ticks, acknowledgements, logs and metrics;
+        returns the entries to decide again (a table not created yet, a command that failed).
 
-        The Redis writes are queued on the pipeline that the next :meth:`read` (or :meth:`flush`) sends.
+        The Redis writes are queued on the held-back pipeline that the next round trip sends.
         """
-        if self._later is None:
-            self._later = self.redis.pipeline(transaction=False)
-        pipe = self._later
+        pipe = self.held.pipe()
         acks: dict[str, list[str]] = {}
+        retry: list[Entry] = []
         now = self.clock()
         for o in duplicates:
             acks.setdefault(o.entry.stream, []).append(o.entry.id)
@@ -74,17 +69,11 @@ class Finishing:
         for b in batches:
             t = b.after
             if t is not None and b.append is not None:
-                if t.status in (FINISHED, CANCELLED):
-                    # Over: few commands will come (a /replay loads it again), so the worker's memory
-                    # follows the live tables, not every table it ever served.
-                    self.cache.pop(b.table, None)
-                else:
-                    self.cache[b.table] = t
-                    self.cache.move_to_end(b.table)
+                self.loader.keep(b.table, t)
             for o in b.outcomes:
                 e, cmd = o.entry, o.entry.cmd
                 acks.setdefault(e.stream, []).append(e.id)
-                self.attempts.pop(e.id, None)
+                self.dead.done(e.id)
                 if cmd is not None:
                     self.planner.waits.pop(cmd.id, None)
                     if t is not None:
@@ -102,22 +91,16 @@ class Finishing:
                     tick = TableCommand(id=f"tick:{t.id}:{t.version}", table=t.id, name="tick",
                                         args={"version": t.version}, locale=t.locale, at=now)
                     pipe.xadd(self.keys.commands_for(t.id), {"c": tick.dumps()})
-            self.retry += b.waiting  # not acknowledged: decided again in the next cycle
+            retry += b.waiting  # not acknowledged: decided again in the next cycle
             for e, exc in b.failed:
-                n = self.attempts.get(e.id, 0) + 1
-                self.attempts[e.id] = n
-                if n >= self.settings.max_attempts:
-                    await self.dead_letter(e, f"{type(exc).__name__}: {exc}")
-                else:
-                    self.log.warning("command_failed", entry=e.id, attempt=n, error=logs.error_text(exc))
-                    self.retry.append(e)
+                if not await self.dead.failed(e, exc):
+                    retry.append(e)
         for stream, ids in acks.items():
             pipe.xack(stream, self.settings.group, *ids)
         # On a cluster, delivery processes wait on the doorbell rather than poll every outbox.
         doorbell.ring(pipe, self.keys, (self.keys.bucket(b.table) for b in batches
                                         if b.append is not None and b.append.outbox))
-        while len(self.cache) > CACHE_SIZE:
-            self.cache.popitem(last=False)
+        return retry
 
     async def follow_up_finished(self, batches: list[TableBatch]) -> None:
         """Queue again what the end of a finished table sets off when this process did not finish it:
@@ -158,5 +141,7 @@ class Finishing:
         took = max(now - cmd.at, 0.0) if cmd.at else 0.0
         if cmd.at:
             self.metrics.latency.observe(took)
+        for observe in self.observers:
+            observe(cmd, version, outcome, now)
         self.log.info("command", table=cmd.table, command=cmd.name, id=cmd.id,
                       version=version, outcome=outcome, ms=round(took * 1000, 2))

@@ -108,11 +108,11 @@ def new_command_id() -> str:
 class Gateway:
     """Turns what people type into commands on the right stream."""
 
-    def __init__(self, redis: Any, settings: Settings, *, clock: Callable[[], float] = time.time,
-                 bot_username: str | None = None, keys: Keys | None = None) -> None:
+    def __init__(self, redis: Any, settings: Settings, keys: Keys, *, clock: Callable[[], float] = time.time,
+                 bot_username: str | None = None) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = keys or Keys.of(settings)
+        self.keys = keys
         self.secrets = settings.secrets_bytes()
         self.clock = clock
         self.bot_username = bot_username

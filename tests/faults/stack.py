@@ -22,8 +22,9 @@ from adapters.webhook.app import command_id
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
 from service.domain.events import decode
+from service.ops.runtime import worker_for
+from service.store.keys import Keys
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.adapters.webhook.support import PLATFORM, SECRETS, Client, FakePlatform, fast_options, settings
 from tests.faults.proxy import Command, Proxy
 from tests.service.support import seeds
@@ -51,9 +52,9 @@ class Stack:
         self._clients = [aioredis.from_url(proxy.url, client_name=n)
                          for n in ("webhook", "worker", "gateway")]
         self.webhook_redis, self.worker_redis, gateway_redis = self._clients
-        self.gateway = Gateway(gateway_redis, self.settings)
-        self.workers = [Worker(self.worker_redis, self.settings, name=f"w{i}", seeds=seeds(), timers=False)
-                        for i in range(workers)]
+        self.gateway = Gateway(gateway_redis, self.settings, Keys.of(self.settings))
+        self.workers = [worker_for(self.worker_redis, self.settings, name=f"w{i}", seeds=seeds(),
+                                   timers=False) for i in range(workers)]
         self.keys = self.gateway.keys
         self.adapter: WebhookAdapter | None = None
         self.client: Client
@@ -64,7 +65,10 @@ class Stack:
         url = await self.platform.start()
         ws = WebhookSettings(platforms=[Platform(name=PLATFORM, secrets=SECRETS, callback_url=url)],
                              timeout_s=2.0, rate=1000.0, burst=1000)
-        self.adapter = WebhookAdapter(self.webhook_redis, self.settings, ws, options=fast_options())
+        # The adapter's gateway is on the webhook's own connection (the proxy cuts it apart).
+        self.adapter = WebhookAdapter(self.webhook_redis, self.settings, ws,
+                                      Gateway(self.webhook_redis, self.settings, self.keys),
+                                      options=fast_options())
         await self.adapter.start("127.0.0.1", 0)
         self._tasks = [asyncio.create_task(w.run()) for w in self.workers]
         self._session = aiohttp.ClientSession()

@@ -11,9 +11,9 @@ from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
 from service.domain.tables.decide import Context
 from service.foundation.settings import Settings
+from service.ops.runtime import build
 from service.platform.outbox import Message
 from service.write import bots
-from service.write.gateway import Gateway
 from service.write.worker import Worker
 
 ANA = Player(platform="tg", user="1", name="Ana")
@@ -80,16 +80,23 @@ class Harness:
         self.redis = redis
         self.clock = clock or Clock()
         self.settings = settings(**kw)
-        self.gateway = Gateway(redis, self.settings, clock=self.clock)
-        self.workers = [Worker(redis, self.settings, name=f"w{i}", clock=self.clock, seeds=seeds(),
-                               timers=False) for i in range(workers)]
-        self.keys = self.gateway.keys
+        # Wired as a process is (service.ops.runtime.build): its gateway, its first worker, then more.
+        self.runtime = build(self.settings, redis, clock=self.clock, name="w0", seeds=seeds(), timers=False)
+        self.gateway = self.runtime.gateway
+        self.workers = [self.runtime.worker] + [self.new_worker(name=f"w{i}") for i in range(1, workers)]
+        self.keys = self.runtime.keys
         self.positions: dict[str, str] = {}
         self.messages: list[Message] = []
 
     @property
     def worker(self) -> Worker:
         return self.workers[0]
+
+    def new_worker(self, **args: Any) -> Worker:
+        """Another worker on this service (a crashed one's heir, a rival): the harness's clock and
+        seeds and no timers unless ``args`` say otherwise (``args`` as ``runtime.build_worker``'s)."""
+        args = {"clock": self.clock, "seeds": seeds(), "timers": False, **args}
+        return self.runtime.another_worker(**args)
 
     async def send(self, who: Player, text: str | None = None, room: Room = GROUP,
                    **kw: Any) -> list[Message]:

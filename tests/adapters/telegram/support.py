@@ -31,7 +31,10 @@ from adapters.telegram.app import TelegramBot, build
 from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.config import Limits, TelegramSettings
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.platform.delivery import DeliveryOptions
+from service.store.keys import Keys
+from service.write.gateway import Gateway
 from service.write.worker import Worker
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown
 
@@ -89,7 +92,7 @@ class World:
     async def __aenter__(self) -> World:
         await self.fake.start()
         for i in range(self.worker_count):
-            w = Worker(self.redis, self.settings, name=f"w{i}")
+            w = worker_for(self.redis, self.settings, name=f"w{i}")
             self.workers.append(w)
             self.tasks.append(asyncio.create_task(w.run()))
         await self.start_bot()
@@ -113,7 +116,8 @@ class World:
                               host="127.0.0.1", port=0, http=real, polling_timeout=self.polling_timeout,
                               press_wait_s=self.press_wait_s,
                               public_url="http://127.0.0.1" if self.transport == "webhook" else None)
-        self.tg = await build(self.redis, self.settings, tg, bot=bot, limits=self.limits,
+        gateway = Gateway(self.redis, self.settings, Keys.of(self.settings))
+        self.tg = await build(self.redis, self.settings, tg, gateway, bot=bot, limits=self.limits,
                               delivery_options=DELIVERY)
         if not real:
             self.delivery = asyncio.create_task(self.tg.deliver())

@@ -11,6 +11,8 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from adapters.telegram.app import build
 from adapters.telegram.config import TelegramSettings
+from service.store.keys import Keys
+from service.write.gateway import Gateway
 from tests.adapters.telegram.fake_api import FakeTelegram
 from tests.adapters.telegram.support import FAST, TOKEN, settings
 
@@ -19,7 +21,8 @@ async def _run_briefly(fake_redis, tg: TelegramSettings) -> FakeTelegram:
     fake = FakeTelegram()
     await fake.start()
     bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(fake.url)))
-    app = await build(fake_redis, settings(), tg, bot=bot, limits=FAST)
+    s = settings()
+    app = await build(fake_redis, s, tg, Gateway(fake_redis, s, Keys.of(s)), bot=bot, limits=FAST)
     task = asyncio.create_task(app.run())
     for _ in range(200):
         if any(c.method in ("getUpdates", "setWebhook") for c in fake.calls):

@@ -103,7 +103,7 @@ async def test_a_boards_fallback_post_is_sent_once_and_only_for_a_message_that_i
     quick = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000,
                    coalesce_s=0.0)
     try:
-        sender = Sender(bot, PlatformState(fake_redis), quick)
+        sender = Sender(bot, PlatformState(fake_redis, Keys()), quick)
         chat = str(GROUP_ID)
         # The same board redraw delivered twice (a redelivery) for a message that is gone: one post.
         await sender.deliver(Edit(chat, 41, Content("535 board"), key="wh-1:0"))

@@ -18,6 +18,7 @@ from adapters.telegram.content import MAIN, PLATFORM, Content, Post, Show
 from adapters.telegram.flood import ChatFlood, Flood
 from adapters.telegram.sender import Sender
 from service.platform.platform_state import PlatformState
+from service.store.keys import Keys
 from tests.adapters.telegram.fake_api import FakeTelegram
 from tests.adapters.telegram.support import TOKEN
 
@@ -46,7 +47,7 @@ async def _want(state: PlatformState, op: Show) -> None:
 
 async def test_edits_of_one_message_merge_and_identical_edits_are_not_sent(api, fake_redis):
     fake, bot = api
-    state = PlatformState(fake_redis)
+    state = PlatformState(fake_redis, Keys())
     sender = Sender(bot, state, QUICK)
     futures = [sender.submit(show(v, f"v{v}")) for v in range(1, 6)]
     await asyncio.gather(*futures)
@@ -67,7 +68,7 @@ async def test_a_hand_that_gives_the_turn_goes_without_waiting_for_edits_to_merg
     fake, bot = api
     other = 8
     fake.started.add(other)
-    sender = Sender(bot, PlatformState(fake_redis), FOREVER)
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), FOREVER)
     waiting = sender.submit(show(1, "the mover's hand", chat=other))
     await asyncio.wait_for(sender.deliver(show(1, "your turn", turn=True)), 60)  # never waits coalesce_s
     assert [c.params["text"] for c in fake.calls] == ["your turn"]
@@ -80,7 +81,7 @@ async def test_a_hand_that_gives_the_turn_goes_without_waiting_for_edits_to_merg
 async def test_a_turn_merging_into_a_waiting_edit_sends_it_at_once_with_the_turn(api, fake_redis):
     # A private match: the mover's hand waits to merge, the AI players answer, the person's turn comes.
     fake, bot = api
-    sender = Sender(bot, PlatformState(fake_redis), FOREVER)
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), FOREVER)
     first = sender.submit(show(1, "played 5o"))
     await asyncio.sleep(0.05)  # the first edit is waiting
     assert fake.calls == []
@@ -92,7 +93,7 @@ async def test_a_turn_merging_into_a_waiting_edit_sends_it_at_once_with_the_turn
 
 async def test_a_429_is_waited_out_and_the_latest_content_goes(api, fake_redis):
     fake, bot = api
-    sender = Sender(bot, PlatformState(fake_redis), QUICK)
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), QUICK)
     await sender.deliver(show(1, "one"))
     fake.flood("editMessageText", retry_after=1)
     first = sender.submit(show(2, "two"))
@@ -110,7 +111,7 @@ async def test_a_429_is_waited_out_and_the_latest_content_goes(api, fake_redis):
 async def test_a_group_gets_at_most_its_share_per_window_and_a_chat_one_call_per_interval(api, fake_redis):
     fake, bot = api
     limits = Limits(chat_interval_s=0.05, group_per_window=5, window_s=0.6, global_per_s=1000, coalesce_s=0)
-    sender = Sender(bot, PlatformState(fake_redis), limits)
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), limits)
     await asyncio.gather(*[sender.submit(Post(str(GROUP), Content(f"g{i}"), f"g{i}")) for i in range(12)],
                          *[sender.submit(Post(str(USER), Content(f"u{i}"), f"u{i}")) for i in range(4)])
     group = [c.at for c in fake.calls_to(GROUP)]
@@ -123,7 +124,7 @@ async def test_a_group_gets_at_most_its_share_per_window_and_a_chat_one_call_per
 
 async def test_a_post_is_sent_once_even_when_delivered_twice(api, fake_redis):
     fake, bot = api
-    sender = Sender(bot, PlatformState(fake_redis), QUICK)
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), QUICK)
     await sender.deliver(Post(str(USER), Content("hello"), "m1:0"))
     await sender.deliver(Post(str(USER), Content("hello"), "m1:0"))
     assert len(fake.calls_to(USER)) == 1
@@ -131,7 +132,7 @@ async def test_a_post_is_sent_once_even_when_delivered_twice(api, fake_redis):
 
 async def test_content_queued_when_the_process_stopped_is_sent_by_the_next_one(api, fake_redis):
     fake, bot = api
-    state = PlatformState(fake_redis)
+    state = PlatformState(fake_redis, Keys())
     slow = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000, coalesce_s=5)
     sender = Sender(bot, state, slow)
     op = show(3, "queued")
@@ -148,7 +149,7 @@ async def test_content_queued_when_the_process_stopped_is_sent_by_the_next_one(a
 
 
 async def test_an_older_content_never_replaces_a_newer_one(fake_redis):
-    state = PlatformState(fake_redis)
+    state = PlatformState(fake_redis, Keys())
     await _want(state, show(5, "new"))
     assert not await state.want_content(PLATFORM, str(USER), "tab", MAIN, (4, 9), {"text": "old"})
     ref = await state.get_message_ref(PLATFORM, str(USER), "tab", MAIN)
@@ -173,7 +174,7 @@ def test_out_of_budget_a_group_table_waits_for_a_fresher_move_not_for_the_refill
 
 async def test_a_held_group_table_goes_with_the_fresher_move_in_one_edit(api, fake_redis):
     fake, bot = api
-    state = PlatformState(fake_redis)
+    state = PlatformState(fake_redis, Keys())
     limits = Limits(chat_interval_s=0.0, group_per_window=100, window_s=1.0, global_per_s=1000,
                     coalesce_s=0.01, group_interval_s=0.6, group_burst=1, group_hold_s=5.0)
     sender = Sender(bot, state, limits)

@@ -39,7 +39,7 @@ class Stack:
         self.settings = service or settings()
         self.rt: Runtime = build(self.settings, redis=self.redis)
         self.web = WebAdapter(self.redis, self.settings, WebSettings(public_url=None, bot_token=bot_token),
-                              block_ms=50)
+                              self.rt.gateway, block_ms=50)
         self._worker: asyncio.Task[None] | None = None
         self.http: aiohttp.ClientSession | None = None
 

@@ -12,6 +12,8 @@ import aiohttp
 from adapters.web.initdata import sign_init_data
 from service.domain.identities import Player
 from service.domain.weblinks import issue_link
+from service.store.keys import Keys
+from service.write.gateway import Gateway
 from tests.adapters.web.support import Stack, hidden_cards
 
 ME = Player(platform="telegram", user="501", name="Ana")
@@ -222,7 +224,8 @@ async def test_without_redis_the_web_table_is_not_ready_but_alive():
     from adapters.web.cli import WebAdapter
     from adapters.web.config import WebSettings
 
-    web = WebAdapter(nowhere, settings(), WebSettings())
+    s = settings()
+    web = WebAdapter(nowhere, s, WebSettings(), Gateway(nowhere, s, Keys.of(s)))
     await web.start(host="127.0.0.1", port=0)
     try:
         async with aiohttp.ClientSession() as http:

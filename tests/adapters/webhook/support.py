@@ -18,10 +18,11 @@ from adapters.webhook import signing
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
 from service.store.keys import Keys
-from service.write.worker import Worker
+from service.write.gateway import Gateway
 from tests.loopback import Served
 from tests.polling import woken
 from tests.service.support import SECRET, seeds
@@ -187,8 +188,9 @@ class Harness:
                                    timeout_s=2.0, rate=1000.0, burst=1000)
         wsd.update(ws or {})
         self.ws = WebhookSettings(**wsd)
-        self.adapter = WebhookAdapter(redis, self.settings, self.ws, options=options or fast_options())
-        self.workers = [Worker(redis, self.settings, name=f"w{i}", seeds=seeds(), timers=False)
+        self.adapter = WebhookAdapter(redis, self.settings, self.ws, Gateway(redis, self.settings, self.keys),
+                                      options=options or fast_options())
+        self.workers = [worker_for(redis, self.settings, name=f"w{i}", seeds=seeds(), timers=False)
                         for i in range(workers)]
         self._tasks: list[asyncio.Task[None]] = []
         self.session: aiohttp.ClientSession | None = None

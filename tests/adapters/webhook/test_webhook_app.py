@@ -13,6 +13,7 @@ import pytest
 from adapters.webhook.app import command_id
 from adapters.webhook.models import Accepted, OutboundMessage, Problem, inbound
 from adapters.webhook.openapi import render
+from service.store.keys import Keys
 from tests.adapters.webhook.support import PLATFORM, WRONG_SECRET, Harness, event, on_platform
 
 
@@ -201,7 +202,8 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
 
     nowhere = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.5)
     ws = WebhookSettings(platforms=[Platform(name=PLATFORM, secrets=SECRETS, callback_url="http://127.0.0.1:9/")])
-    runner = web.AppRunner(make_app(Gateway(nowhere, settings()), ws))
+    s = settings()
+    runner = web.AppRunner(make_app(Gateway(nowhere, s, Keys.of(s)), ws))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

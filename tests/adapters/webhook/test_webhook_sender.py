@@ -13,6 +13,7 @@ from aiohttp import web
 
 from adapters.webhook.sender import retry_after
 from service.platform.delivery import Delivery
+from service.store.keys import Keys
 from tests.adapters.webhook.support import (
     PLATFORM,
     WRONG_SECRET,
@@ -125,7 +126,7 @@ async def test_the_last_failure_goes_to_the_dead_letters_and_replay_delivers_it(
     platform, h = await _run(any_redis, responder, max_attempts=3)
     try:
         await _help(h)
-        d = Delivery(any_redis, h.settings, PLATFORM)
+        d = Delivery(any_redis, h.settings, PLATFORM, keys=Keys.of(h.settings))
         letters = await eventually(d.dead_letters)
         assert len(letters) == 1
         assert len(platform.attempts) == 3 and not platform.received
@@ -149,7 +150,7 @@ async def test_a_4xx_is_not_retried(fake_redis):
     platform, h = await _run(fake_redis, responder)
     try:
         await _help(h)
-        d = Delivery(fake_redis, h.settings, PLATFORM)
+        d = Delivery(fake_redis, h.settings, PLATFORM, keys=Keys.of(h.settings))
         await eventually(d.dead_letters)
         [letter] = await d.dead_letters()
         assert letter.attempts == 1 and "HTTP 400" in letter.error and len(platform.attempts) == 1
@@ -163,7 +164,7 @@ async def test_the_platform_refuses_callbacks_signed_with_another_secret(fake_re
     platform, h = await _run(fake_redis, None, secrets=[WRONG_SECRET])
     try:
         await _help(h)
-        d = Delivery(fake_redis, h.settings, PLATFORM)
+        d = Delivery(fake_redis, h.settings, PLATFORM, keys=Keys.of(h.settings))
         await eventually(d.dead_letters)
         assert platform.bad_signatures == 1 and not platform.received
         [letter] = await d.dead_letters()

@@ -35,7 +35,7 @@ async def test_played_and_delivered_matches_leave_no_commands_and_no_outbox(any_
         got.append(m.id)
 
     d = Delivery(any_redis, h.settings, "tg", "d1",
-                 options=DeliveryOptions(partitions=2, lease_ms=5000, block_ms=20, trim_s=0.05))
+                 options=DeliveryOptions(partitions=2, lease_ms=5000, block_ms=20, trim_s=0.05), keys=h.keys)
     # (a lease long enough that a loaded machine never loses it: a lost lease may redeliver, which
     # is at-least-once, not what this test counts)
     w = h.worker

@@ -116,7 +116,7 @@ def test_addressing_and_recipient_keys():
 async def test_only_this_platforms_messages_are_delivered_and_the_rest_acknowledged(any_redis):
     for n in range(6):
         await put(any_redis, msg(n, platform="acme" if n % 2 else "tg", table=f"t{n}"))
-    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder()
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(), keys=KEYS), Recorder()
     stop, tasks = await running((d, rec))
     await until(lambda: len(rec.got) == 3)
     await stopped(stop, tasks)
@@ -134,7 +134,8 @@ async def test_order_per_chat_is_kept_by_several_processes(any_redis):
             await put(any_redis, msg(n, chat=chat, table=f"tab{i}"))
     recs = [Recorder(delay=0.003) for _ in range(3)]
     # Leases long enough that a busy test machine does not lose one (that would allow a duplicate).
-    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts(lease_ms=1500)) for i in range(3)]
+    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts(lease_ms=1500), keys=KEYS)
+          for i in range(3)]
     stop, tasks = await running(*zip(ds, recs, strict=True))
     await until(lambda: len({m.id for r in recs for m in r.got}) >= 15 * 12)
     # Partitions move to the processes that started later: every one ends with its fair share.
@@ -150,7 +151,7 @@ async def test_order_per_chat_is_kept_by_several_processes(any_redis):
 
 
 async def test_a_dead_process_messages_are_taken_over_in_order(any_redis):
-    d = Delivery(any_redis, SETTINGS, "acme", "survivor", options=opts())
+    d = Delivery(any_redis, SETTINGS, "acme", "survivor", options=opts(), keys=KEYS)
     await d.setup()
     ids = [await put(any_redis, msg(n)) for n in range(3)]
     stream = KEYS.outbox_for("t1")
@@ -177,7 +178,7 @@ async def test_retry_waits_then_succeeds_and_permanent_goes_to_the_dead_letters(
 
     await put(any_redis, msg(0))
     await put(any_redis, msg(1, chat="g2", table="t2"))
-    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder(fail)
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(), keys=KEYS), Recorder(fail)
     t0 = time.monotonic()
     stop, tasks = await running((d, rec))
     await until(lambda: len(rec.got) == 1)
@@ -198,7 +199,7 @@ async def test_a_handler_that_keeps_failing_is_dead_lettered_after_max_attempts_
             raise ConnectionError("down")
 
     await put(any_redis, msg(0))
-    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts()), Recorder(fail)
+    d, rec = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(), keys=KEYS), Recorder(fail)
     stop, tasks = await running((d, rec))
     await until(lambda: rec.calls == 3)
     letters: list[Any] = []
@@ -217,13 +218,13 @@ async def test_a_handler_that_keeps_failing_is_dead_lettered_after_max_attempts_
 async def test_stopping_leaves_undelivered_messages_pending_for_the_next_owner(any_redis):
     await put(any_redis, msg(0))
     slow = Recorder(fail=lambda _c, _m: (_ for _ in ()).throw(Retry("later", after_s=5)))
-    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts())
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(), keys=KEYS)
     stop, tasks = await running((d, slow))
     await until(lambda: slow.calls == 1)
     await stopped(stop, tasks)
     assert await any_redis.zcard(d.dk.members) == 0  # left the group of live processes
     rec = Recorder()
-    d2 = Delivery(any_redis, SETTINGS, "acme", "p2", options=opts())
+    d2 = Delivery(any_redis, SETTINGS, "acme", "p2", options=opts(), keys=KEYS)
     stop, tasks = await running((d2, rec))
     await until(lambda: len(rec.got) == 1)
     await stopped(stop, tasks)
@@ -231,7 +232,7 @@ async def test_stopping_leaves_undelivered_messages_pending_for_the_next_owner(a
 
 @pytest.mark.parametrize("n", [1, 3])
 async def test_a_new_process_takes_its_share_of_the_partitions(any_redis, n):
-    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts()) for i in range(n)]
+    ds = [Delivery(any_redis, SETTINGS, "acme", f"p{i}", options=opts(), keys=KEYS) for i in range(n)]
     for _ in range(3):
         for d in ds:
             await d.rebalance()
@@ -243,7 +244,7 @@ async def test_a_delivery_started_before_redis_is_up_waits_for_it_and_stops_clea
     import redis.asyncio as aioredis
 
     nowhere = aioredis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
-    d = Delivery(nowhere, SETTINGS, "acme", "p1", options=opts())
+    d = Delivery(nowhere, SETTINGS, "acme", "p1", options=opts(), keys=KEYS)
     stop, tasks = await running((d, Recorder()))
     await asyncio.sleep(0.3)
     assert not tasks[0].done(), "the delivery died instead of waiting for Redis"
@@ -254,7 +255,7 @@ async def test_a_delivery_started_before_redis_is_up_waits_for_it_and_stops_clea
 async def test_a_read_whose_reply_was_lost_is_delivered_while_the_process_lives(any_redis):
     """redis-py resends a read whose connection broke: Redis delivered the entry to this consumer, the
     process never saw it.  It must still arrive, within ``reread_s``, without a restart."""
-    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.2))
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.2), keys=KEYS)
     rec = Recorder()
     stop, tasks = await running((d, rec))
     await put(any_redis, msg(0))
@@ -281,7 +282,7 @@ async def test_a_message_in_hand_is_not_read_again(any_redis):
         if len(calls) == 1:
             raise Retry("later", after_s=0.6)
 
-    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.05))
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=0.05), keys=KEYS)
     rec = Recorder(fail=fail)
     stop, tasks = await running((d, rec))
     await put(any_redis, msg(0))
@@ -306,8 +307,8 @@ def test_a_persons_private_chat_and_their_hand_keep_one_order():
 async def test_retention_keeps_what_a_stopped_platform_has_not_received(any_redis):
     """Two platforms: one delivers and trims, the other is down.  Nothing the one that is down has not
     received goes; when it returns it gets everything, and then the outbox is empty."""
-    up = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(trim_s=0.05))
-    down = Delivery(any_redis, SETTINGS, "tg", "p2", options=opts(trim_s=0.05))
+    up = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(trim_s=0.05), keys=KEYS)
+    down = Delivery(any_redis, SETTINGS, "tg", "p2", options=opts(trim_s=0.05), keys=KEYS)
     await down.setup()  # the platform's group exists: it was running before
     sent = []
     for n in range(20):

@@ -31,15 +31,28 @@ class Dies(Exception):
     """The worker process dies."""
 
 
-class DiesAfterFinishing(Worker):
-    """A worker that dies right after the append that finishes a match, before its acknowledgements,
-    index writes and rating queue go out (they ride on the next round trip)."""
+class DiesAfterFinishing:
+    """A worker's finishing stage that dies right after the append that finishes a match, before its
+    acknowledgements, index writes and rating queue go out (they ride on the next round trip)."""
 
-    async def _finish(self, batches: Any, duplicates: Any) -> None:
+    def __init__(self, worker: Worker) -> None:
+        self.inner, self.held = worker.finisher, worker.held
+        worker.finisher = self  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def finish(self, batches: Any, duplicates: Any) -> Any:
         if any(isinstance(ev, MatchFinished) for b in batches for o in b.outcomes for ev in o.events):
-            self._later = None  # what it held back is lost with the process
+            self.held.drop()  # what it held back is lost with the process
             raise Dies
-        await super()._finish(batches, duplicates)
+        return await self.inner.finish(batches, duplicates)
+
+
+def dies_after_finishing(worker: Worker) -> Worker:
+    """``worker``, whose process dies right after it appends the end of a match."""
+    DiesAfterFinishing(worker)
+    return worker
 
 
 async def play_out(h: Harness, table: str, *, redeliver_every: int = 0, leaver: Player | None = None,
@@ -112,13 +125,12 @@ async def test_live_ratings_equal_the_rebuild_after_redeliveries_and_a_worker_cr
     # 4. The worker dies right after appending the end of Bea and Dan's match.
     h.clock.now += 3600
     t4 = await open_table(h, GROUP, "535", [BEA, DAN], bots=1)
-    h.workers[0] = DiesAfterFinishing(any_redis, h.settings, name="doomed", clock=h.clock, seeds=seeds("d"),
-                                      timers=False)
+    h.workers[0] = dies_after_finishing(h.new_worker(name="doomed", seeds=seeds("d")))
     with pytest.raises(Dies):
         await play_out(h, t4)
     assert not await RatingStore(any_redis, Keys()).is_rated(t4)
     await asyncio.sleep(0.1)  # older than claim_idle_ms: another worker takes its commands over
-    h.workers[0] = Worker(any_redis, h.settings, name="heir", clock=h.clock, seeds=seeds("h"), timers=False)
+    h.workers[0] = h.new_worker(name="heir", seeds=seeds("h"))
     await h.worker.process(await h.worker.claim())
     await h.settle()
     # 5. Cal alone against two AI players, in private: a match against the AI's level is rated.

@@ -19,15 +19,15 @@ from redis.crc import key_slot
 from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
 from service.foundation.settings import Settings
-from service.ops.runtime import connect
+from service.ops.runtime import connect, worker_for
 from service.ops.trim import trim
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.outbox import Message, OutboxReader
+from service.store.keys import Keys
 from service.store.repository import history, load
 from service.store.scan import list_tables
 from service.write.gateway import Gateway
 from service.write.timers import fire_due
-from service.write.worker import Worker
 from tests.service.support import SECRET
 
 SCRIPT_COMMANDS = ("EVAL", "EVALSHA")
@@ -100,8 +100,8 @@ def test_connect_makes_a_cluster_client_when_told(redis_cluster_url: str) -> Non
 
 async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_one_slot(cluster, tmp_path):
     s = _settings()
-    gw = Gateway(cluster, s)
-    workers = [Worker(cluster, s, name=f"cw{i}") for i in range(2)]
+    gw = Gateway(cluster, s, Keys.of(s))
+    workers = [worker_for(cluster, s, name=f"cw{i}") for i in range(2)]
     tasks = [asyncio.create_task(w.run()) for w in workers]
     n = 16
     rooms = [Room(platform="cl", chat=f"r{i}") for i in range(n)]
@@ -158,7 +158,7 @@ async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_
 
 async def test_a_turn_timer_fires_on_the_cluster(cluster):
     s = _settings(turn_seconds=1)
-    gw, w = Gateway(cluster, s), Worker(cluster, s, timers=False)
+    gw, w = Gateway(cluster, s, Keys.of(s)), worker_for(cluster, s, timers=False)
     ana = Player(platform="cl", user="ana", name="Ana")
     room = Room(platform="cl", chat="timer")
     await gw.submit("/play cinquillo 3", user=ana, room=room)
@@ -178,10 +178,11 @@ async def test_a_turn_timer_fires_on_the_cluster(cluster):
 
 async def test_delivery_wakes_on_the_doorbell_and_reads_every_bucket_in_order(cluster):
     s = _settings(buckets=16)
-    gw, w = Gateway(cluster, s), Worker(cluster, s, timers=False)
+    gw, w = Gateway(cluster, s, Keys.of(s)), worker_for(cluster, s, timers=False)
     # A sweep only every 60 s: what is delivered within the test came through the doorbell.
     d = Delivery(cluster, s, "cl", "d1",
-                 options=DeliveryOptions(partitions=2, lease_ms=600, block_ms=50, sweep_s=60))
+                 options=DeliveryOptions(partitions=2, lease_ms=600, block_ms=50, sweep_s=60),
+                 keys=Keys.of(s))
     got: list[Message] = []
 
     async def handler(m: Message) -> None:

@@ -27,9 +27,10 @@ from redis.exceptions import RedisError
 
 from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
+from service.ops.runtime import worker_for
+from service.store.keys import Keys
 from service.store.repository import history, load
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.service.support import SECRET, settings, stop_processes
 from tools.loopback import free_port
 
@@ -122,8 +123,8 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(tmp_path):
     workers = [_worker(url)]
     r = aioredis.from_url(url)
     s = settings(buckets=BUCKETS, command_shards=SHARDS)
-    gw = Gateway(r, s)
-    await Worker(r, s).setup()
+    gw = Gateway(r, s, Keys.of(s))
+    await worker_for(r, s).setup()
     p = Players(r, gw)
     report: dict[str, Any] = {}
     try:
@@ -155,7 +156,7 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(tmp_path):
         assert workers[-1].poll() is None, "the worker did not survive the Redis restart"
         assert len(p.over) == TABLES, f"{len(p.over)} of {TABLES} matches finished"
         assert len(p.acked) > killed_at, "no move was acknowledged after the restart"
-        store = Worker(r, s).store
+        store = worker_for(r, s).store
         for table in {t for t, _ in p.acked}:
             cmds = {json.loads(e)["cmd"] for e in await store.events(table)}
             lost = [cid for t, cid in p.acked if t == table and cid not in cmds]

@@ -8,9 +8,8 @@ import time
 
 from service.store.leases import Leases
 from service.store.repository import load
-from service.write.worker import Worker
 from tests.polling import eventually
-from tests.service.support import ANA, BEA, Harness, Player, Room, seeds
+from tests.service.support import ANA, BEA, Harness, Player, Room
 
 
 def _leases(redis, owner: str, parts: int = 4, lease_ms: int = 1000) -> Leases:
@@ -93,13 +92,13 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
         await _wait_for(finished, 60)
         assert [w.metrics.shards._value.get() for w in h.workers] == [2, 2]
         # The timers are shared the same way: each worker fires the deadlines of its shards' buckets.
-        due = [set(w.due_buckets() or ()) for w in h.workers]
+        due = [set(w.intake.due_buckets() or ()) for w in h.workers]
         assert due[0] | due[1] == set(range(16)) and not due[0] & due[1]
         # No table was ever worked on by both workers: no conflicts at all.
         assert sum(w.metrics.conflicts._value.get() for w in h.workers) == 0
         for w in h.workers:
             shards = {h.keys.commands(s) for s in w.leases.owned}
-            assert all(h.keys.commands_for(t) in shards for t in w.cache), "a table of another's shard"
+            assert all(h.keys.commands_for(t) in shards for t in w.loader.cache), "a table of another's shard"
     finally:
         for w in h.workers:
             w.stop.set()
@@ -110,15 +109,14 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
 
 async def test_a_dead_workers_shards_and_pending_commands_are_taken_over(any_redis):
     h = Harness(any_redis, workers=1, command_shards=2, lease_ms=300)
-    s = h.settings
-    dead = Worker(any_redis, s, name="dead", clock=h.clock, seeds=seeds(), timers=False)
+    dead = h.new_worker(name="dead")
     await dead.setup()
     assert dead.leases is not None
     await dead.leases.rebalance(int(time.time() * 1000))  # it owns both shards...
     await h.gateway.submit("/play cinquillo 3", user=Player(platform="tg", user="x", name="X"),
                            room=Room(platform="tg", chat="x"))
-    dead._leasing = True
-    taken = await dead.read(block=False)  # ...reads the /play and dies without acknowledging it
+    dead.intake.leasing = True
+    taken = await dead.intake.read(block=False)  # ...reads the /play and dies without acknowledging it
     assert len(taken) == 1
     alive = h.worker
     task = asyncio.create_task(alive.run())
@@ -147,7 +145,7 @@ async def test_a_running_worker_fires_the_turn_timers_of_its_shards(any_redis):
         async def moved() -> bool:
             return (await load(h.worker.store, table)).version > before
         await _wait_for(moved, 10)
-        assert h.worker.due_buckets() == list(range(16))  # alone: every shard, every bucket
+        assert h.worker.intake.due_buckets() == list(range(16))  # alone: every shard, every bucket
     finally:
         h.worker.stop.set()
         await task

@@ -25,13 +25,12 @@ import redis.asyncio as aioredis
 from adapters.webhook.app import command_id
 from service.domain.identities import Player, Room
 from service.foundation.settings import Settings
-from service.ops.runtime import connect
+from service.ops.runtime import connect, worker_for
 from service.platform.delivery import Delivery
 from service.platform.outbox import Message, Recipient
 from service.store.keys import Keys
 from service.store.replicas import NotReplicated, Replicas
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.adapters.webhook.support import PLATFORM, FakePlatform, Harness, fast_options
 from tests.faults.redis_server import require_binary
 from tests.faults.replicated import Replicated
@@ -84,7 +83,8 @@ def replicated(**kw: object) -> Settings:
 
 
 async def test_submit_returns_only_once_the_replica_has_the_command(pair, primary):
-    gateway = Gateway(primary, replicated(redis_replica_timeout_ms=30_000))
+    s = replicated(redis_replica_timeout_ms=30_000)
+    gateway = Gateway(primary, s, Keys.of(s))
     replica = aioredis.from_url(pair.replicas[0].url)
     try:
         with Paused(pair) as paused:
@@ -133,10 +133,10 @@ async def test_a_replica_that_does_not_answer_in_time_is_a_503_and_the_retry_act
 
 async def test_the_worker_acknowledges_a_command_only_once_the_replica_has_its_events(pair, primary):
     s = replicated(redis_replica_timeout_ms=150)
-    gateway = Gateway(primary, s)
+    gateway = Gateway(primary, s, Keys.of(s))
     await gateway.submit("/play cinquillo", user=ANA, room=HOME, command_id="c1")
     table = gateway.table_for("c1")
-    worker = Worker(primary, s, name="w1", seeds=seeds(), timers=False)
+    worker = worker_for(primary, s, name="w1", seeds=seeds(), timers=False)
     worker.reread_s = 0.05
     replica = aioredis.from_url(pair.replicas[0].url)
     stream = gateway.keys.commands_for(table)
@@ -149,7 +149,7 @@ async def test_the_worker_acknowledges_a_command_only_once_the_replica_has_its_e
             assert (await primary.xpending(stream, s.group))["pending"] == 1
             paused.resume()
         await worker.setup()
-        worker.retry += await worker.reread()
+        worker.retry += await worker.intake.reread()
         await worker.drain()
         assert (await primary.xpending(stream, s.group))["pending"] == 0
         # Acknowledged, so on the replica (WAIT) with every event of it, and applied once.
@@ -171,7 +171,7 @@ async def test_a_delivery_sends_nothing_the_replica_has_not_got(pair, primary):
     async def handler(msg: Message) -> None:
         sent.append(msg.id)
 
-    delivery = Delivery(primary, s, PLATFORM, "d1", options=fast_options(partitions=1))
+    delivery = Delivery(primary, s, PLATFORM, "d1", options=fast_options(partitions=1), keys=Keys.of(s))
     stop = asyncio.Event()
     await delivery.setup()
     msg = Message(id="m:0", table="t1", version=1, to=Recipient(room=Room(platform=PLATFORM, chat="g")),

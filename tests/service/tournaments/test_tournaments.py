@@ -21,8 +21,7 @@ from service.tournaments import swiss
 from service.tournaments.director import Director
 from service.tournaments.state import FINISHED
 from service.write.timers import fire_due
-from service.write.worker import Worker
-from tests.service.ratings.test_ratings_service import Dies, DiesAfterFinishing
+from tests.service.ratings.test_ratings_service import Dies, dies_after_finishing
 from tests.service.support import ANA, BEA, CAL, DAN, GROUP, Harness, card_tokens, private, seeds, to
 from tests.service.write.test_matches import _states, check_no_leaks
 
@@ -136,15 +135,13 @@ async def test_a_six_person_three_round_tournament_to_the_podium(any_redis):
             person = next(p for p in PEOPLE if p.same(hand.to.player))
             if t.round == 2 and not crashed and len(hand.actions) == 1:
                 # The worker dies after some append of round 2 (the end of a table, maybe).
-                h.workers[0] = DiesAfterFinishing(any_redis, h.settings, name="doomed", clock=h.clock,
-                                                  seeds=seeds("x"), timers=False)
+                h.workers[0] = dies_after_finishing(h.new_worker(name="doomed", seeds=seeds("x")))
             try:
                 await w.send(person, token=hand.actions[0].token)
             except Dies:
                 crashed = True
                 await asyncio.sleep(0.1)
-                h.workers[0] = Worker(any_redis, h.settings, name="heir", clock=h.clock, seeds=seeds("y"),
-                                      timers=False)
+                h.workers[0] = h.new_worker(name="heir", seeds=seeds("y"))
                 await h.worker.process(await h.worker.claim())
                 # The AI ticks it held back died with it: the deadlines (the safety net) bring them back.
                 h.clock.now += 10

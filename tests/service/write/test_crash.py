@@ -14,9 +14,10 @@ import time
 
 from service.domain.events import decode
 from service.domain.tables.replay import verify
+from service.ops.runtime import worker_for
+from service.store.keys import Keys
 from service.store.repository import history, load
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.service.support import SECRET, Player, Room, settings, stop_processes
 
 TABLES = 24
@@ -34,8 +35,8 @@ def _spawn(url: str) -> subprocess.Popen:
 
 async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
     s = settings(buckets=16, command_shards=2)
-    gw = Gateway(real_redis, s)
-    await Worker(real_redis, s).setup()
+    gw = Gateway(real_redis, s, Keys.of(s))
+    await worker_for(real_redis, s).setup()
     procs = [_spawn(real_redis_url) for _ in range(3)]
     try:
         rooms = [Room(platform="crash", chat=str(i)) for i in range(TABLES)]
@@ -60,7 +61,7 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
             await asyncio.sleep(0.02)
         procs[0].send_signal(signal.SIGKILL)
         procs[0].wait()
-        store = Worker(real_redis, s).store
+        store = worker_for(real_redis, s).store
         while time.monotonic() < deadline:
             states = [await load(store, t) for t in tables]
             if all(t.status == "finished" for t in states):

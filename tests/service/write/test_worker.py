@@ -13,8 +13,7 @@ from service.domain.commands import TableCommand
 from service.domain.events import decode
 from service.store.repository import load
 from service.write.timers import fire_due
-from service.write.worker import Worker
-from tests.service.support import ANA, BEA, GROUP, Harness, Player, private, seeds, to
+from tests.service.support import ANA, BEA, GROUP, Harness, Player, private, to
 
 
 async def _all_done(h, table):
@@ -61,7 +60,7 @@ async def test_a_dead_workers_pending_commands_are_claimed_and_done_once(any_red
     await h.gateway.submit("/join", user=BEA, room=GROUP)
     dead, alive = h.workers
     await dead.setup()
-    taken = await dead.read(block=False)  # delivered to a worker that then dies without acking
+    taken = await dead.intake.read(block=False)  # delivered to a worker that then dies without acking
     assert len(taken) == 1
     assert await alive.drain() == 0  # nothing new for the others...
     await asyncio.sleep(0.1)  # ...until the command has been idle for claim_idle_ms
@@ -91,8 +90,7 @@ async def test_a_command_that_keeps_failing_is_dead_lettered_with_its_error(any_
     def broken(view, level, seed):
         raise RuntimeError("the AI player crashed")
 
-    h.workers[0] = Worker(any_redis, h.settings, clock=h.clock, seeds=seeds(), choose_move=broken,
-                          timers=False)
+    h.workers[0] = h.new_worker(choose_move=broken)
     await h.send(ANA, "/play cinquillo 2", room=private(ANA))
     table = await h.table_of(private(ANA))
     t = await load(h.worker.store, table)
@@ -181,12 +179,26 @@ async def test_a_lost_ai_tick_is_recovered_by_the_deadline(any_redis):
     assert (await load(h.worker.store, t2)).status == "finished"
 
 
-class StoppedMidBatch(Worker):
-    """A worker that receives its stop signal (SIGTERM) while a batch is in hand."""
+class StopsWhileLoading:
+    """A worker's loading stage during which the worker receives its stop signal (SIGTERM): a batch
+    is in hand."""
 
-    async def cycle(self, entries, *, read):
+    def __init__(self, worker):
+        self.inner, self.stop = worker.loader, worker.stop
+        worker.loader = self
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def load(self, batches):
         self.stop.set()
-        return await super().cycle(entries, read=read)
+        return await self.inner.load(batches)
+
+
+def stopped_mid_batch(worker):
+    """A worker that receives its stop signal while a batch is in hand."""
+    StopsWhileLoading(worker)
+    return worker
 
 
 async def test_a_graceful_stop_finishes_the_batch_in_hand(any_redis):
@@ -195,7 +207,7 @@ async def test_a_graceful_stop_finishes_the_batch_in_hand(any_redis):
     table = await h.table_of()
     ids = [await h.gateway.submit("/join", user=Player(platform="x", user=str(i)), room=GROUP)
            for i in range(3)]
-    worker = StoppedMidBatch(any_redis, h.settings, clock=h.clock, timers=False)
+    worker = stopped_mid_batch(h.new_worker())
     await asyncio.wait_for(worker.run(), 5)
     assert set(ids) <= await _all_done(h, table)
     pending = await any_redis.xpending(h.keys.commands_for(table), h.settings.group)
@@ -224,7 +236,7 @@ async def test_a_join_read_before_its_tables_creation_waits_for_it_instead_of_be
     await first.setup()
     await h.gateway.submit("/new cinquillo", user=ANA, room=GROUP)
     await h.gateway.submit("/join", user=BEA, room=GROUP)
-    entries = await first.read(block=False)
+    entries = await first.intake.read(block=False)
     new_entry, join_entry = sorted(entries, key=lambda e: json.loads(e.raw)["name"] != "new")
     await second.process([join_entry])  # the table does not exist yet: the join waits
     table = await h.table_of()
