@@ -6,7 +6,11 @@ and each takes up to its fair share (:func:`fair_share`: the parts split as even
 the shares adding up to the number of parts).  A process that dies loses its
 leases when they expire, and the others take them over; a process with more than its share releases
 the extra parts, but only once nothing read from them is still in hand (``busy``), so two processes
-never work on one part at once.
+never work on one part at once.  A process takes at once a part whose lease is held under its own
+name: that is itself before a restart (a killed container comes back under the same consumer name),
+not another process, since two live processes never share a name (their consumer-group entries
+would be one pending list); waiting for the lease to expire kept a restarted Telegram bot from
+delivering for up to ``lease_ms`` (bench/startup.py).
 
 Keys (the caller names them; both share one hash tag so they live in one Redis Cluster slot):
 ``members`` (sorted set) and ``lease(p)`` (string) for each part ``p``.
@@ -96,7 +100,8 @@ class Leases:
                 self.owned.discard(p)
                 self.draining.discard(p)
                 lost.append(p)
-        # Take free ones up to the share, starting at a place of this process's own (to spread).
+        # Take free ones (or this process's own from before a restart) up to the share, starting at a
+        # place of this process's own (to spread).
         start = zlib.crc32(self.owner.encode()) % self.parts
         for i in range(self.parts):
             if len(self.owned) >= share:
@@ -104,7 +109,7 @@ class Leases:
             p = (start + i) % self.parts
             if p in self.owned:
                 continue
-            if await self.redis.set(self.lease(p), self.owner, nx=True, px=self.lease_ms):
+            if await self.redis.eval(_HOLD, 1, self.lease(p), self.owner, self.lease_ms):
                 self.owned.add(p)
                 gained.append(p)
         return gained, lost

@@ -169,6 +169,27 @@ async def test_a_dead_process_messages_are_taken_over_in_order(any_redis):
     assert ids
 
 
+async def test_a_process_killed_and_started_again_under_its_name_delivers_at_once(any_redis):
+    # kill -9: its leases (a minute long here) and the messages it had in hand stay in Redis.  The
+    # process that replaces it has the same consumer name (a restarted container): it takes its own
+    # leases back at once instead of waiting out their minute, then what it had in hand, in order.
+    long = opts(lease_ms=60_000)
+    d = Delivery(any_redis, SETTINGS, "acme", "tg-1", options=long)
+    await d.setup()
+    await put(any_redis, msg(0))
+    await put(any_redis, msg(1))
+    await any_redis.xreadgroup(d.dk.group, "tg-1", {KEYS.outbox_for("t1"): ">"}, count=1)  # in hand
+    for p in range(4):
+        await any_redis.set(d.dk.lease(p), "tg-1", px=60_000)
+    await any_redis.zadd(d.dk.members, {"tg-1": time.time() * 1000 + 60_000})
+    rec = Recorder()
+    stop, tasks = await running((d, rec))
+    await put(any_redis, msg(2))
+    await until(lambda: len(rec.got) == 3)
+    await stopped(stop, tasks)
+    assert [m.version for m in rec.got] == [0, 1, 2]
+
+
 async def test_retry_waits_then_succeeds_and_permanent_goes_to_the_dead_letters(any_redis):
     def fail(calls: int, m: Message) -> None:
         if m.id.startswith("c0-") and calls == 1:

@@ -56,6 +56,19 @@ async def test_a_dead_processes_parts_are_taken_when_its_leases_expire_and_leave
     assert await any_redis.zscore("m", "b") is None
 
 
+async def test_a_restarted_process_takes_back_its_own_leases_at_once_and_no_one_elses(any_redis):
+    # A killed process comes back under the same name: what it held is its own, not to wait for.
+    a, b = _leases(any_redis, "a", lease_ms=60_000), _leases(any_redis, "b", lease_ms=60_000)
+    await a.rebalance(1000)
+    assert a.owned == {0, 1, 2, 3}
+    again = _leases(any_redis, "a", lease_ms=60_000)  # a, killed and started again: nothing in memory
+    await again.rebalance(2000)
+    assert again.owned == {0, 1, 2, 3}
+    await b.rebalance(2000)
+    assert b.owned == set()  # another name never takes a lease that has not expired
+    assert [await any_redis.get(f"lease:{p}") for p in range(4)] == [b"a"] * 4
+
+
 async def _wait_for(pred, timeout: float = 15.0) -> None:
     await eventually(pred, timeout, every=0.02)
 
