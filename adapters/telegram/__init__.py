@@ -32,9 +32,15 @@ def check() -> None:
 
 async def serve(runtime: Any) -> None:
     """Run the bot on a service runtime's Redis until cancelled (a no-op without a token)."""
-    from adapters.telegram.app import build
     from adapters.telegram.config import TelegramSettings
     from service.foundation import logs
+    from service.foundation.startup import gc_paused
+
+    # aiogram's ~900 models, built at import, live as long as the process: built without the collector
+    # scanning them again and again (0.3 s of CPU), then frozen, so that no full collection scans them
+    # again either (the first one came during start-up: 0.15 s quiet, up to 1 s loaded).
+    with gc_paused(freeze=True):
+        from adapters.telegram.app import build
 
     tg = TelegramSettings()
     if not tg.token:

@@ -55,6 +55,9 @@ from service.write.gateway import Gateway
 SHUTDOWN_WAIT_S = 8.0
 # Of that, how long the updates already taken in (webhook requests, polled updates) may take.
 UPDATES_WAIT_S = 3.0
+# The "/" menu is set this long after the bot started receiving: building it (both languages'
+# catalogues) took the CPU the first updates wait on (bench/startup.py), and nothing needs it sooner.
+MENU_AFTER_S = 1.0
 
 
 class UpdatesInHand:
@@ -157,7 +160,7 @@ class TelegramBot:
         log = logs.get("telegram")
         delivery = asyncio.create_task(self.deliver())
         self.health.delivery = delivery
-        menu = asyncio.create_task(register_commands(self.bot))  # the "/" menu; not waited for
+        menu: asyncio.Task[None] | None = None  # the "/" menu: set once receiving, not waited for
         runner: web.AppRunner | None = None
         try:
             if self.tg.http:
@@ -174,15 +177,23 @@ class TelegramBot:
                                            allowed_updates=self.dispatcher.resolve_used_update_types())
                 self.health.receiving = "webhook"
                 log.info("webhook", url=url)
+                menu = asyncio.create_task(self._menu())
                 await asyncio.Event().wait()
             else:
                 await self.bot.delete_webhook()
                 self.health.receiving = "polling"
                 log.info("polling")
+                menu = asyncio.create_task(self._menu())
                 await self._poll()  # stops polling (no new getUpdates) when cancelled
         finally:
-            menu.cancel()
+            if menu is not None:
+                menu.cancel()
             await self._shutdown(delivery, runner)
+
+    async def _menu(self) -> None:
+        """Set the "/" menu, :data:`MENU_AFTER_S` after receiving began."""
+        await asyncio.sleep(MENU_AFTER_S)
+        await register_commands(self.bot)
 
     async def _shutdown(self, delivery: asyncio.Task[None], runner: web.AppRunner | None) -> None:
         """Stop taking input, then flush what is owed, within :attr:`shutdown_wait_s`.

@@ -63,6 +63,12 @@ async def test_readiness_follows_the_bot_api_and_the_delivery_loop_over_http(fak
             async with http.get(f"http://127.0.0.1:{w.tg.port}/metrics") as resp:
                 assert 'cinq_telegram_api_calls_total{method="getMe",outcome="ok"} 1.0' in await resp.text()
         assert await _ready(w) == (200, {"status": "ready"})
+        # (the "/" menu is set a moment after start-up: done before Telegram goes down, so that the
+        # call found failing is the long poll's)
+        for _ in range(1000):
+            if len(w.fake.commands) == 4:
+                break
+            await asyncio.sleep(0.02)
         # Telegram stops answering: not ready once the calls have failed for long enough.
         w.tg.health.failing_for_s = 0.3
         w.fake.down = True

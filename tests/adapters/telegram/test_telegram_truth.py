@@ -104,7 +104,7 @@ async def test_the_lobby_always_shows_who_is_seated_and_what_to_do(fake_redis):
 
 async def test_the_bot_registers_its_commands_per_chat_type_in_both_languages(fake_redis):
     async with World(fake_redis, transport="webhook") as w:
-        for _ in range(200):
+        for _ in range(1000):  # set a moment after the bot started receiving (app.MENU_AFTER_S)
             if len(w.fake.commands) == 4:
                 break
             await asyncio.sleep(0.02)
