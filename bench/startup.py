@@ -49,7 +49,7 @@ from tests.adapters.telegram.fake_api import FakeTelegram, FloodLimits  # noqa: 
 from tools.loopback import free_port  # noqa: E402
 
 TOKEN = "4242:BENCH"
-SECRET = "bench-secret"
+SECRET = "bench-startup-webhook-secret-0123456789abcdef"
 USER, OTHER = 501, 502
 CINQ = str(Path(sys.executable).with_name("cinq"))
 
