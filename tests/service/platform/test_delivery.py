@@ -174,7 +174,7 @@ async def test_a_process_killed_and_started_again_under_its_name_delivers_at_onc
     # process that replaces it has the same consumer name (a restarted container): it takes its own
     # leases back at once instead of waiting out their minute, then what it had in hand, in order.
     long = opts(lease_ms=60_000)
-    d = Delivery(any_redis, SETTINGS, "acme", "tg-1", options=long)
+    d = Delivery(any_redis, SETTINGS, "acme", "tg-1", options=long, keys=KEYS)
     await d.setup()
     await put(any_redis, msg(0))
     await put(any_redis, msg(1))
