@@ -45,7 +45,7 @@ from tools.loopback import free_port
 
 PLATFORM = "acme"
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-TOKEN_SECRET = "chaos-token-secret"
+TOKEN_SECRET = "chaos-token-secret-of-more-than-32-bytes"
 BUCKETS, SHARDS = 16, 4
 
 
