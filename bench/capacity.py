@@ -47,6 +47,9 @@ from service.ops.runtime import build
 from service.store.repository import load
 from tools.loopback import free_port
 
+# every role on Redis refuses to start without a strong daily secret (CINQ_DAILY_SECRET)
+DAILY_SECRET = "bench-daily-secret-not-for-production-0123"
+
 GROUPS = {"table keys": ("t:", "due:"), "outbox": ("out:",), "command streams": ("cmd:", "dead:"),
           "seen:/in:": ("seen:", "in:")}
 
@@ -252,7 +255,8 @@ def rss_kb(pid: int) -> int:
 
 
 async def soak(url: str, settings: Settings, seconds: float, rate: float) -> None:
-    env = {**os.environ, "REDIS_URL": url, "CINQ_BUCKETS": str(settings.buckets),
+    env = {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET,
+           "REDIS_URL": url, "CINQ_BUCKETS": str(settings.buckets),
            "CINQ_KEY_PREFIX": "soak:", "CINQ_HTTP_PORT": str(free_port()), "CINQ_LOG_LEVEL": "WARNING",
            "CINQ_TOKEN_SECRETS": '["bench-secret-not-for-production"]', "CINQ_RETAIN_FINISHED_DAYS": "0"}
     cinq = Path(sys.executable).with_name("cinq")

@@ -43,13 +43,17 @@ from adapters.webhook import signing  # noqa: E402
 from bench.pipeline import clean  # noqa: E402
 from tools.loopback import free_port  # noqa: E402
 
+# every role on Redis refuses to start without a strong daily secret (CINQ_DAILY_SECRET)
+DAILY_SECRET = "bench-daily-secret-not-for-production-0123"
+
 PREFIX = "bench:wh:"
 SECRET = "whsec_" + "YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="
 PLATFORM = "bench"
 
 
 def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, str]:
-    return {**os.environ, "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
+    return {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET,
+            "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
             "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(free_port()),
             "CINQ_WEBHOOK_PORT": str(port), "CINQ_WEBHOOK_DELIVER": "true" if deliver else "false",
             "CINQ_WEBHOOK_RATE": "1000000", "CINQ_WEBHOOK_BURST": "1000000",

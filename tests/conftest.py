@@ -24,6 +24,10 @@ import redis.asyncio as aioredis
 from tools.loopback import free_port
 
 REQUIRE_REAL = os.environ.get("CINQ_REQUIRE_REAL_REDIS") == "1"
+# Every role on Redis refuses to start without a strong daily secret (service.foundation.settings):
+# the processes the tests start inherit this one, as a deployment's environment would give it.
+TEST_DAILY_SECRET = "test-daily-secret-0123456789abcdefghijklmnop"
+os.environ.setdefault("CINQ_DAILY_SECRET", TEST_DAILY_SECRET)
 # Databases used on a shared REDIS_URL: one per xdist worker, so parallel workers never collide.
 SHARED_DB_BASE = 10
 

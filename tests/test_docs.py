@@ -11,12 +11,12 @@ from engine.five35.options import KNOWN as FIVE35_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
-# A rule id as docs and tests write it: a game letter, a hyphen, a number.
-_ID = re.compile(r"\b([CFG])-(\d+)\b")
+# A rule id as docs and tests write it: a game letter (D: the daily deal), a hyphen, a number.
+_ID = re.compile(r"\b([CDFG])-(\d+)\b")
 # A rule id in a test's name: test_C_3_..., test_c3_..., test_g1_...
-_ID_IN_NAME = re.compile(r"\bdef test_([CFGcfg])_?(\d+)_")
+_ID_IN_NAME = re.compile(r"\bdef test_([CDFGcdfg])_?(\d+)_")
 # Where rules.md defines a rule: its id in bold at the start of a list item.
-_DEFINED = re.compile(r"^- \*\*([CFG])-(\d+)\b", re.MULTILINE)
+_DEFINED = re.compile(r"^- \*\*([CDFG])-(\d+)\b", re.MULTILINE)
 
 
 def _ids(pattern: re.Pattern[str], text: str) -> set[str]:

@@ -152,6 +152,7 @@ class World:
             "CINQ_LOG_LEVEL": "WARNING",
             "CINQ_HTTP_PORT": str(free_port()),
             "CINQ_TOKEN_SECRETS": json.dumps([secrets.token_hex(16)]),
+            "CINQ_DAILY_SECRET": secrets.token_urlsafe(32),
             "CINQ_WEBHOOK_PORT": str(self.webhook_port),
             "CINQ_WEBHOOK_RATE": "1000",
             "CINQ_WEBHOOK_BURST": "1000",

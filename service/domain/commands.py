@@ -117,6 +117,19 @@ class Press(_Request):
     move: str | None = None
 
 
+class DailyTable(_Request):
+    """A person's attempt at a deal of the day (service.domain.daily): the table created, seated (the
+    person at seat 1, AI players of the daily level beside) and started on the day's ``seed`` at once;
+    for an attempt that exists, its hand again.  The gateway's own command for ``/daily`` and the web
+    table's "Daily deal" (no chat command names it).  ``until``: when the day's embargo lifts."""
+
+    name: Literal["daily_table"]
+    game: str
+    day: int
+    seed: str
+    until: float
+
+
 class Plain(_Request):
     """A command without arguments."""
 
@@ -131,10 +144,11 @@ class Unknown(_Request):
     error: str | None = None
 
 
-Typed = Create | Join | Bots | Kick | SetOptions | Move | Press | Tick | SeatTable | Plain
+Typed = Create | Join | Bots | Kick | SetOptions | Move | Press | Tick | SeatTable | DailyTable | Plain
 Request = Annotated[Typed, Field(discriminator="name")]
 _REQUEST: TypeAdapter[Typed] = TypeAdapter(Request)
-_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Press, Tick, SeatTable, Plain)
+_KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Press, Tick, SeatTable,
+                                 DailyTable, Plain)
                    for n in get_args(m.model_fields["name"].annotation))
 
 # The commands that create their table (every other one is for a table that exists).
@@ -183,8 +197,9 @@ class TableCommand(BaseModel):
 
     @property
     def creates_table(self) -> bool:
-        """Whether this command creates its table (``/new``, ``/play``, a tournament's table)."""
-        return isinstance(self._request, Create | SeatTable)
+        """Whether this command creates its table (``/new``, ``/play``, a tournament's table, a daily
+        deal's)."""
+        return isinstance(self._request, Create | SeatTable | DailyTable)
 
     def dumps(self) -> str:
         """The JSON form written to the stream."""

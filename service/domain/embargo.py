@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from service.domain.identities import Player
 
-__all__ = ["Embargo", "deal_shown", "embargo_of", "may_open", "seated"]
+__all__ = ["Embargo", "deal_shown", "embargo_of", "may_open", "seated", "withheld"]
 
 
 class Embargo(BaseModel):
@@ -78,6 +78,14 @@ def deal_shown(t: Table, lifted: bool) -> bool:
 def seated(t: Table, person: Player | None) -> bool:
     """Whether ``person`` holds (or held, before an AI player took it over) a seat at the table."""
     return person is not None and any(s.player is not None and person.same(s.player) for s in t.seats)
+
+
+def withheld(view: dict[str, Any]) -> dict[str, Any]:
+    """A view without what would show the deal: the seed (535's view carries it once the match is
+    over), for a table whose deal is not shown yet."""
+    if "seed" not in view:
+        return view
+    return {k: v for k, v in view.items() if k != "seed"}
 
 
 def may_open(t: Table, person: Player | None, lifted: bool) -> bool:

@@ -42,6 +42,14 @@ class TableCreated(Event):
     # lifts (service.domain.embargo).  A tournament's table has one implicitly, from ``tournament``.
     embargo: Embargo | None = None
 
+    @property
+    def posts_in_room(self) -> bool:
+        """Whether the table posts in ``room``: not a tournament's (see ``tournament``), nor a deal
+        of the day's, which is one person's game against AI players: their hand message shows them
+        every change (the web table may have started it, for a person whose private chat the service
+        does not know)."""
+        return self.tournament is None and (self.embargo is None or self.embargo.kind != "daily")
+
 
 class RoomAttached(Event):
     """Another room now shows the table.  ``person``: a private room's person (the one who joined from

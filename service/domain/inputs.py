@@ -36,6 +36,8 @@ class Input:
     marked: bool = False
     moderator: bool = False
     replaces: str | None = None
+    # A group's name, when the platform gives it (the daily deal's share buttons name the group).
+    room_title: str | None = None
 
     @property
     def command_id(self) -> str | None:

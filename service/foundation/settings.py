@@ -6,10 +6,14 @@ embedded store (fakeredis, in the process) and says so with a warning.
 
 Secrets are :class:`~pydantic.SecretStr` (shown as ``**********``) and no validation error prints
 an input (``hide_input_in_errors``); with ``REDIS_URL`` set, a missing, known or short token secret
-stops the role at start-up (:meth:`Settings.require_safe`, :mod:`service.foundation.secrets`).
+stops the role at start-up (:meth:`Settings.require_safe`, :mod:`service.foundation.secrets`), and so
+does a missing, known or short daily secret (the daily deal's seeds).
 """
 
 from __future__ import annotations
+
+import hashlib
+import hmac
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -61,6 +65,13 @@ class Settings(BaseSettings):
     # Secrets that sign action tokens: the first signs, all of them verify (key rotation).  Unset:
     # a random one for this process (the embedded store); a role on Redis refuses to start without.
     token_secrets: list[SecretStr] = Field(default_factory=list)
+    # The daily deal's seeds are derived from this secret and the date (service.domain.daily): whoever
+    # knows it knows every future deal.  Unset: a random one for this process (the embedded store); a
+    # role on Redis refuses to start without a strong one (require_safe).
+    daily_secret: SecretStr | None = None
+    # How long after its UTC day a daily deal stays secret (an attempt begun before midnight may be
+    # finished meanwhile; an unfinished one is closed then).
+    daily_grace_s: float = Field(default=7200.0, ge=0, le=86_400)
     # Worker tuning.
     batch: int = Field(default=128, ge=1)
     block_ms: int = Field(default=200, ge=1)
@@ -88,12 +99,22 @@ class Settings(BaseSettings):
     http_port: int = 8080
     log_level: str = "INFO"
 
+    def daily_secret_bytes(self) -> bytes:
+        """The daily deal's secret (unset: this process's random one, see ``daily_secret``)."""
+        if self.daily_secret is None:
+            return hmac.new(ephemeral(), b"cinq/daily-secret", hashlib.sha256).digest()
+        return self.daily_secret.get_secret_value().encode()
+
     def secrets_bytes(self) -> list[bytes]:
         """The token secrets as bytes, the signing one first (none set: this process's random one)."""
         return [s.get_secret_value().encode() for s in self.token_secrets] or [ephemeral()]
 
     def require_safe(self) -> None:
         """Refuse to go on (one line: :class:`service.foundation.secrets.UnsafeConfiguration`) when
-        the token secrets are missing, known or shorter than 32 bytes: every role on Redis asks."""
+        the token secrets or the daily secret are missing, known or shorter than 32 bytes: every role
+        on Redis asks."""
         require_strong("CINQ_TOKEN_SECRETS", [s.get_secret_value() for s in self.token_secrets],
                        TOKEN_SECRET_MIN_BYTES)
+        # the daily deal's: whoever knows it knows every future deal of the day (service.domain.daily)
+        daily = self.daily_secret.get_secret_value() if self.daily_secret is not None else ""
+        require_strong("CINQ_DAILY_SECRET", [daily], TOKEN_SECRET_MIN_BYTES)

@@ -6,7 +6,8 @@ more than N days ago are archived to ``CINQ_ARCHIVE_DIR`` (one file per UTC day,
 removed.  :func:`retain_loop` runs :func:`retain_once` every ``CINQ_RETAIN_INTERVAL_S``; several
 workers share one run per interval through a lock key ``wrk:{workers}:retain`` (a single-holder
 lease of one interval, :func:`service.store.leases.hold`), so a table is archived by one of them.
-A run costs a SCAN of the tables, like ``cinq tables``.
+A run costs a SCAN of the tables, like ``cinq tables``, and one of the daily deal's boards: a day
+revealed N days ago is archived too (``cinq-daily-YYYY-MM-DD.jsonl``, :mod:`service.daily.retention`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from service.daily.retention import archive_days
 from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops.trim import trim
@@ -41,7 +43,10 @@ async def retain_once(redis: Any, keys: Keys, settings: Settings, now: float) ->
     days = settings.retain_finished_days
     if not days:
         return 0
-    return len(await trim(redis, keys, days, archive_path(settings, now), now=now))
+    tables = await trim(redis, keys, days, archive_path(settings, now), now=now)
+    # the deal of the day's boards go the same way, to a file of their own (service.daily.retention)
+    await archive_days(redis, keys, settings.archive_dir, days, now, settings.daily_grace_s)
+    return len(tables)
 
 
 def lock_key(keys: Keys) -> str:

@@ -51,7 +51,7 @@ def connect(settings: Settings) -> tuple[Any, bool]:
     if settings.redis_url or settings.redis_sentinels:
         import redis.asyncio as redis
 
-        settings.require_safe()  # a shared store: tokens must be signed with a secret nobody knows
+        settings.require_safe()  # a shared store: secrets nobody knows (tokens, daily deals)
         if settings.redis_sentinels:
             return sentinel_client(settings), False
         assert settings.redis_url is not None

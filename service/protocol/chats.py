@@ -21,6 +21,7 @@ COMMAND_CHATS: dict[str, frozenset[str]] = {
     "move": _BOTH, "hand": _BOTH, "rules": _BOTH, "stats": _BOTH, "lang": _BOTH, "replay": _BOTH,
     "help": _BOTH, "kick": _BOTH, "set": _BOTH, "rating": _BOTH, "top": _BOTH,
     "tournament": frozenset({GROUP}),
+    "daily": _BOTH,
 }
 """Every chat command (its canonical name) and the chat kinds it is accepted in.  A command that is
 refused somewhere has a message ``wrong_chat.<command>`` saying where it belongs (both languages)."""

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "rating": "rating", "puntuacion": "rating", "elo": "rating",
     "top": "top", "ranking": "top", "clasificacion": "top",
     "tournament": "tournament", "torneo": "tournament",
+    "daily": "daily", "diario": "daily", "diaria": "daily", "reto": "daily",
 }
 # Spellings with accents, for a platform that matches command names itself (Telegram's filters):
 # the parser folds accents away, so these are only ever listed by names_of.
@@ -37,7 +38,7 @@ _SPANISH_NAME = {"new": "nueva", "join": "unirme", "leave": "salir", "start": "e
                  "cancel": "cancelar", "play": "jugar", "move": "mover", "hand": "mano", "rules": "reglas",
                  "stats": "estadisticas", "lang": "idioma", "replay": "repetir", "help": "ayuda",
                  "kick": "expulsar", "set": "opciones", "rating": "puntuacion", "top": "clasificacion",
-                 "tournament": "torneo"}
+                 "tournament": "torneo", "daily": "diario"}
 
 
 def shown_name(command: str, locale: str) -> str:

@@ -18,6 +18,9 @@ and the ``params`` its message mentions.  The commands and their ``args``:
 - ``tournament``: ``action`` ("open", "join", "leave", "start", "cancel"); to open ``game``,
   ``options``, ``players`` (seats per table) as for ``new``, and ``rounds`` (1..9, default 3).
   ``/torneo cinquillo rondas=3``, ``/tournament join``, ``/tournament start``
+- ``daily``: ``game`` (or None: Cinquillo) and ``what``: None (play today's deal, or once played
+  the standing; in a group: the group's board), ``"week"``, ``"board"`` or ``"share"`` (in a group:
+  post one's share text there).  ``/diario 535 semana``
 - ``rules``: ``game`` (or ``"ratings"``: how ratings work) or None.  ``lang``: ``locale`` ("es" or
   "en").  ``replay``: ``table``.
 
@@ -256,6 +259,25 @@ def _tournament(command: str, words: list[str]) -> dict[str, Any]:
     return {"action": "open", "game": game, "rounds": rounds, **parse_options(command, rest)}
 
 
+_DAILY_WHAT = {"week": "week", "semana": "week", "board": "board", "tabla": "board", "top": "board",
+               "ranking": "board", "clasificacion": "board", "share": "share", "compartir": "share"}
+
+
+def _daily(command: str, words: list[str]) -> dict[str, Any]:
+    # "/daily", "/daily 535", "/daily week", "/diario cinquillo compartir": a game and a what, any order.
+    game: str | None = None
+    what: str | None = None
+    for word in words:
+        folded = fold(word)
+        if folded in _DAILY_WHAT and what is None:
+            what = _DAILY_WHAT[folded]
+        elif folded in _GAME_ALIASES and game is None:
+            game = _GAME_ALIASES[folded]
+        else:
+            raise ProtocolError("bad_argument", command=command, name="daily", value=word)
+    return {"game": game, "what": what}
+
+
 def _lang(command: str, words: list[str]) -> dict[str, Any]:
     if not words:
         raise ProtocolError("missing_argument", command=command, name="locale")
@@ -282,5 +304,6 @@ def _replay(command: str, words: list[str]) -> dict[str, Any]:
 _PARSERS = {
     "new": _new, "play": _new, "bots": _bots, "move": _move, "rules": _rules, "lang": _lang,
     "replay": _replay, "start": _start, "kick": _kick, "set": _set, "top": _top, "tournament": _tournament,
+    "daily": _daily,
     **{name: _no_args for name in _NO_ARGS},
 }

@@ -27,7 +27,9 @@ from service.domain.tables.state import Table
 MU, SIGMA = 25.0, 25.0 / 3.0
 # An AI player's fixed rating per level: (mu, sigma).  Small sigma: a known strength.
 BOT_RATINGS: dict[str, tuple[float, float]] = {
-    "easy": (18.0, 1.0), "medium": (25.0, 1.0), "hard": (30.0, 1.0)}
+    "easy": (18.0, 1.0), "medium": (25.0, 1.0), "hard": (30.0, 1.0),
+    # the daily deal's AI players: the hard player with a fixed iteration cap (service.write.bots)
+    "daily": (30.0, 1.0)}
 # Shown rating: 1000 + 20 × (mu − 3 sigma), so that a newcomer shows 1000 and it only grows with evidence.
 BASE, SCALE = 1000.0, 20.0
 TREND = 10  # how many of the last matches' changes a rating remembers

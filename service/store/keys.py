@@ -14,7 +14,8 @@ The keys of the platform side are named here too, each under a tag of its own an
 ``rl:``: webhook answers and rate limits), ``service.platform.delivery_model`` (``dlv:``: per-platform
 dead letters, replays, leases) and ``service.platform.platform_state`` (``pf:``: what a chat adapter
 must remember).  The ratings' keys (``rt:``, one tag ``{ratings}``: :mod:`service.ratings.store`) and
-the tournaments' (``tn:``: :mod:`service.tournaments.director`) are named here too.  Every key is
+the tournaments' (``tn:``: :mod:`service.tournaments.director`) and the daily deal's (``dly:``:
+:mod:`service.daily.store`) are named here too.  Every key is
 named by :class:`Keys` alone, and every prefix has its row in the key table of ``docs/service.md``
 (``tests/test_key_table.py``).
 """
@@ -202,6 +203,36 @@ class Keys:
     def rating_keys(self) -> str:
         """The SCAN pattern of every ratings key (for a rebuild)."""
         return f"{self.prefix}rt:{{ratings}}:*"
+
+    # -- the daily deal (service.daily): a day's keys under its tag, a person's under theirs ------------
+
+    def daily_board(self, game: str, date: str) -> str:
+        """A day's board of a game: ``platform:user`` scored by their attempt (lower is better)."""
+        return f"{self.prefix}dly:{{{game}:{date}}}:board"
+
+    def daily_attempts(self, game: str, date: str) -> str:
+        """A day's attempts of a game: ``platform:user`` -> the attempt (JSON)."""
+        return f"{self.prefix}dly:{{{game}:{date}}}:att"
+
+    def daily_commit(self, game: str, date: str) -> str:
+        """A day's commitment of a game (the day's first ``/daily`` sets it)."""
+        return f"{self.prefix}dly:{{{game}:{date}}}:commit"
+
+    def daily_boards(self) -> str:
+        """The SCAN pattern of every day's board."""
+        return f"{self.prefix}dly:{{*}}:board"
+
+    def daily_history(self, platform: str, user: str) -> str:
+        """A person's days played: ``<game>:<date>`` -> the attempt (JSON)."""
+        return f"{self.prefix}dly:{{{platform}:{user}}}:hist"
+
+    def daily_groups(self, platform: str, user: str) -> str:
+        """The groups where a person used the bot: chat -> title."""
+        return f"{self.prefix}dly:{{{platform}:{user}}}:groups"
+
+    def daily_people(self, platform: str, chat: str) -> str:
+        """The people who used ``/daily`` in a group."""
+        return f"{self.prefix}dly:{{{platform}:{chat}}}:people"
 
     def retain_lock(self) -> str:
         """The key that lets one worker of all run retention in an interval (service.ops.retention)."""

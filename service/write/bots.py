@@ -26,6 +26,15 @@ from typing import Any
 import engine.ai
 
 LEVELS = engine.ai.LEVELS
+#: the daily deal's AI players (service.domain.daily.LEVEL): the hard player stopped by an iteration
+#: cap alone, never by the clock, so that the same choices meet the same answers on any machine and
+#: every attempt at a day's deal compares.  Cinquillo: the hard player's own cap (which ends nearly
+#: every search within its 100 ms budget anyway); 535: 400 deals a decision, whose p99 is about the
+#: hard player's 100 ms on one core (bench/daily.py measures it)
+DAILY = "daily"
+DAILY_ITERATIONS = {"cinquillo": engine.ai.HARD.iterations("cinquillo"), "535": 400}
+#: the levels that think in another process (Thinker)
+SEARCHING = frozenset({"hard", DAILY})
 # The hard player's time cap per decision, on the thinking process's CPU clock (what the search
 # gets, whatever else the machine runs); its iteration budget ends the shorter searches first.
 HARD_BUDGET_MS = 100
@@ -40,6 +49,8 @@ def choose_move(view: dict[str, Any], level: str, seed: int) -> str:
 
     Raises ValueError when the view is not of the seat to move, or for an unknown level.
     """
+    if level == DAILY:
+        return engine.ai.choose_move(view, level="hard", seed=seed, iterations=DAILY_ITERATIONS[view["game"]])
     if level == "hard":
         return engine.ai.choose_move(view, level=level, seed=seed,
                                      iterations=engine.ai.HARD.iterations(view["game"]),
@@ -75,7 +86,7 @@ class Thinker:
     def choose_move(self, view: dict[str, Any], level: str, seed: int) -> str:
         """The move when it is ready; raises :class:`Thinking` while a hard one is being thought,
         ValueError as :func:`choose_move` does (the error is raised when the move is collected)."""
-        if level != "hard":
+        if level not in SEARCHING:
             return choose_move(view, level, seed)
         key = json.dumps([view, level, seed], sort_keys=True, default=str)
         job = self._jobs.get(key)

@@ -44,6 +44,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from service.daily.intake import DailyIntake
 from service.domain.commands import CREATING, TableCommand, Typed
 from service.domain.identities import Player, Room
 from service.domain.inputs import Handlers, Input, Reply
@@ -129,6 +130,7 @@ class Gateway:
         answers.register(self.handlers, redis, self.keys)
         boards.register(self.handlers, self.ratings, self.secrets[0])
         intake.register(self.handlers, redis, self.keys, self.secrets[0])
+        self.daily = DailyIntake.registered(self.handlers, redis, self.keys, settings, self._send, self.reply)
 
     def name_bot(self, platform: str, username: str) -> None:
         """The name of ``platform``'s bot, for the commands addressed to a bot (``/new@name``)."""
@@ -184,7 +186,7 @@ class Gateway:
                      language_code: str | None = None, command_id: str | None = None,
                      moderator: bool | Callable[[], Awaitable[bool]] = False,
                      intercept: Callable[[Command], Awaitable[bool]] | None = None,
-                     replaces: str | None = None) -> str:
+                     replaces: str | None = None, room_title: str | None = None) -> str:
         """Hand one input of a person to the service; returns the command id.  The input is chat
         ``text`` (parsed here, once), a button's action ``token`` (with its ``claims`` when the adapter
         opened it already: it is opened once), or a typed table command (``request``,
@@ -197,14 +199,15 @@ class Gateway:
         creator does; a callable is asked only for those commands (``chats.MODERATED``).
         ``intercept``: the adapter's own handling of a parsed text command (a group's ``/lang``),
         True when it answered it and the service does nothing more.  ``replaces``: the platform's
-        reference to the message whose button was pressed (a board redraws it there).
+        reference to the message whose button was pressed (a board redraws it there); ``room_title``:
+        a group's name, when the platform gives it (the daily deal's share buttons show it).
 
         Returns once every write is on the replicas a failover could promote (raises
         :class:`~service.store.replicas.NotReplicated` when they do not confirm in time).
         """
         inp = Input(user=user, room=room, cid=command_id or new_command_id(),
                     locale=await self.locale_of(user, language_code), at=self.clock(),
-                    marked=command_id is not None, replaces=replaces)
+                    marked=command_id is not None, replaces=replaces, room_title=room_title)
         await self._submit(inp, text, token, claims, request, moderator, intercept)
         await self.replicas.confirm()
         return inp.cid
@@ -232,6 +235,7 @@ class Gateway:
         name, args = parsed.name, dict(parsed.args)
         inp = replace(inp, moderator=await _ask(moderator, name))
         reply = partial(self.reply, inp)
+        await self.daily.note(inp, name)  # a group where the person's daily result may be shared
         handler = self.handlers.commands.get(name)
         if handler is not None:  # answered without a table (service.domain.inputs.Handlers)
             return await handler(inp, name, args, reply)

@@ -16,7 +16,7 @@ from typing import Any
 from service.domain.commands import TableCommand
 from service.domain.events import Stored, encode
 from service.domain.messages import Wire, wire_json
-from service.domain.tables import notify
+from service.domain.tables import daily_table, notify
 from service.domain.tables.decide import Context, Decision, Refused, decide, only_pass
 from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
@@ -232,4 +232,6 @@ class Planner:
             # decide's tick passes for them then (Context.auto_pass_s), whichever platform they play on
             passes = t.turn_since + self.settings.auto_pass_s
             turn_ends = passes if turn_ends is None else min(turn_ends, passes)
+        if turn_ends is None:
+            turn_ends = daily_table.deadline(t)  # a daily attempt closes when its day's deal may be shown
         return None if turn_ends is None else turn_ends * 1000

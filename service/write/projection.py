@@ -46,8 +46,8 @@ class _Index(EventVisitor[Table, list[IndexOp]]):
         return []
 
     def table_created(self, e: ev.TableCreated, t: Table) -> list[IndexOp]:
-        if e.tournament is not None:
-            return []  # a tournament's table is shown in no room (events.TableCreated)
+        if not e.posts_in_room:
+            return []  # a tournament's or a daily deal's table is shown in no room (events.TableCreated)
         return [IndexOp("room", e.room.platform, e.room.chat, t.id)]
 
     def room_attached(self, e: ev.RoomAttached, t: Table) -> list[IndexOp]:

@@ -35,6 +35,7 @@ from tests.faults.redis_server import RedisServer
 from tools.loopback import free_port
 
 TOKEN_SECRET = "security-suite-token-secret-0123456789abcdef"
+DAILY_SECRET = "security-suite-daily-secret-0123456789abcdef"
 BOT_TOKEN = "123456:SECURITY-SUITE-bot-token"
 START_S = 180.0  # a bound on a hang: start-up imports take seconds on a loaded machine
 
@@ -69,6 +70,7 @@ class Deployment:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CINQ_") and k != "REDIS_URL"}
         env.update({
             "REDIS_URL": self.redis_server.url, "CINQ_TOKEN_SECRETS": json.dumps([TOKEN_SECRET]),
+            "CINQ_DAILY_SECRET": DAILY_SECRET,
             "CINQ_BUCKETS": "16", "CINQ_COMMAND_SHARDS": "2", "CINQ_TURN_SECONDS": "0",
             "CINQ_HTTP_PORT": str(self.http_port), "CINQ_LOG_LEVEL": "INFO",
             "CINQ_WEB_PUBLIC_URL": self.web, "CINQ_WEB_HOST": "127.0.0.1",

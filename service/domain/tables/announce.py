@@ -3,6 +3,7 @@ and how seats are named in messages.  Pure."""
 
 from __future__ import annotations
 
+from service.domain import daily
 from service.domain import events as ev
 from service.domain.embargo import embargo_of
 from service.domain.events import Event
@@ -30,6 +31,10 @@ def finished_line(t: Table, shown: bool) -> text.Item:
     ``shown``, else only that it comes once the other tables playing the deal have finished (G-1)."""
     winners = text.joined([seat_name(t, w) for w in (t.result or {}).get("winners", [])])
     if not shown:
+        e = embargo_of(t)
+        if e is not None and e.until is not None:  # a deal of the day: shown when the day's embargo lifts
+            return text.t("table.finished_until", winners=winners, commitment=t.commitment or "",
+                          reveal=daily.clock_text(e.until))
         return text.t("table.finished_withheld", winners=winners, commitment=t.commitment or "")
     return text.t("table.finished", winners=winners, seed=t.seed or "", commitment=t.commitment or "")
 
@@ -82,7 +87,7 @@ class _Lines(EventVisitor[Table, "text.Item | None"]):
         return finished_line(t, shown=embargo_of(t) is None)
 
     def table_cancelled(self, e: ev.TableCancelled, t: Table) -> text.Item | None:
-        if e.reason in ("empty", "idle"):
+        if e.reason in ("empty", "idle", "expired"):
             return text.t(f"table.closed_{e.reason}")
         return text.t("table.cancelled", name=person(e.by))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
+from service.domain import daily
 from service.domain.commands import (
     TableCommand,
 )
@@ -64,7 +65,12 @@ def commitment(seed: str) -> str:
 
 
 def bot_seed(table: Table) -> int:
-    """The AI player's random seed for the table's current turn (reproducible, and not the deal seed)."""
+    """The AI player's random seed for the table's current turn (reproducible, and not the deal seed).
+    At a daily deal's table it does not depend on the table (service.domain.daily.bot_seed): every
+    attempt's AI players answer the same choices alike."""
+    e = table.embargo
+    if e is not None and e.kind == daily.KIND:
+        return daily.bot_seed(e, table.version)
     return zlib.crc32(f"{table.id}:{table.version}".encode())
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import engine
 from service.domain.commands import TableCommand
-from service.domain.embargo import deal_shown
+from service.domain.embargo import deal_shown, withheld
 from service.domain.identities import Player
 from service.domain.messages import Wire, recipient_wire
 from service.domain.tables import notify
@@ -40,6 +40,8 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
         # At the end, or right after a round ended: its result and the standings, as notify sent them.
         if over or round_ended(view):
             result = outcome(view)
+        if not deal_shown(t, lifted):
+            view = withheld(view)  # 535's end view carries the seed
     else:
         view = notify.lobby_view(t)
     if over and t.result is not None:

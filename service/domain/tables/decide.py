@@ -15,6 +15,7 @@ import engine
 from service.domain.commands import (
     Bots,
     Create,
+    DailyTable,
     Join,
     Kick,
     Move,
@@ -32,7 +33,7 @@ from service.domain.events import (
     SeatTakenByBot,
     TableCancelled,
 )
-from service.domain.tables import lobby
+from service.domain.tables import daily_table, lobby
 from service.domain.tables.base import (
     Builder,
     Context,
@@ -71,6 +72,9 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
         raise Refused("wrong_chat", command=cmd.name, chat=cmd.room.kind)
     if table is None and not cmd.creates_table:
         raise Refused("no_table", table=cmd.table)
+    if daily_table.day_of_table(table) is not None:
+        assert table is not None
+        daily_table.check(table, cmd, ctx)  # a deal of the day's table: its seats and deal are fixed
     b = Builder(table, cmd.table, ctx.now)
     match req:
         case Create():
@@ -89,6 +93,8 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
             _tick(b, req, ctx)
         case SeatTable():
             seat_table(b, cmd, req)
+        case DailyTable():
+            daily_table.daily_table(b, cmd, req, ctx)
         case Plain(name="leave"):
             lobby.leave(b, cmd, ctx)
         case Plain(name="start"):
@@ -166,6 +172,8 @@ def _replay(b: Builder, ctx: Context) -> None:
 def _tick(b: Builder, req: Tick, ctx: Context) -> None:
     """A deadline fired for the table at ``req.version``: an AI seat's turn, or a turn timer."""
     t = b.t
+    if daily_table.expire(b, ctx):  # a daily attempt unfinished when its day's deal may be shown
+        return
     closes = lobby.idle_deadline(t, ctx.lobby_idle_s)
     if closes is not None and req.version == t.version and ctx.now >= closes:
         b.emit(TableCancelled(by=t.creator, reason="idle"))  # a lobby forgotten for lobby_idle_s

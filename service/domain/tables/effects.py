@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from service.domain import daily
 from service.domain import events as ev
 from service.domain.events import Event
 from service.domain.identities import Player
@@ -65,6 +66,13 @@ class _Reader(EventVisitor[Table, None]):
         self.found.replaced.add(e.seat)
         if e.reason == "timeouts":  # ...and when they lose the seat for it
             self.found.notices.append((e.player, t.seats[e.seat].locale, text.t("table.you_were_replaced")))
+
+    def table_cancelled(self, e: ev.TableCancelled, t: Table) -> None:
+        found = daily.daily_of(t.embargo)
+        if e.reason == "expired" and found is not None:  # a daily attempt closed unfinished: say so
+            game, day = found
+            self.found.notices.append((t.creator, self.locale_of(0), text.t(
+                "daily.closed", game=text.t(f"game.{game}"), day=daily.day_name(day))))
 
     def player_kicked(self, e: ev.PlayerKicked, t: Table) -> None:
         if e.level is not None and e.player is not None:  # an AI player took the seat over

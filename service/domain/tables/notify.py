@@ -16,9 +16,10 @@ from typing import Any
 
 import engine
 from service.domain.commands import TableCommand
-from service.domain.embargo import deal_shown
+from service.domain.embargo import deal_shown, embargo_of, withheld
 from service.domain.identities import Player, Room
 from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
+from service.domain.tables import daily_table
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.effects import effects
@@ -140,12 +141,13 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
     fx = effects(t, d.events, lambda seat: _locale_of(t, seat, cmd))
     hands: list[int] = []
     if running:
-        asking = cmd.actor if cmd.name in ("hand", "join") else None
+        asking = cmd.actor if cmd.name in ("hand", "join", "daily_table") else None
         for seat_no, seat in enumerate(t.seats):
             if not seat.human:
                 continue
-            # A tournament's table posts in no room: each person sees every change in their hand.
-            changed = seat_no == mover or seat_no in fx.moved or t.tournament is not None
+            # A table that posts in no room (a tournament's, a daily deal's): each person sees every
+            # change in their hand.
+            changed = seat_no == mover or seat_no in fx.moved or not t.rooms
             if fx.started or (d.events and changed) or (asking is not None and asking.same(seat.player)):
                 hands.append(seat_no)
     # Every person's private message tells the truth to the end: the final result when the match
@@ -173,6 +175,8 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
         if more:
             hands += more
             views += engine.views(t.engine, more)
+    if embargo_of(t) is not None:
+        views = [withheld(v) for v in views]  # a shared deal's seed waits for the embargo (535's end view)
     if d.events:
         over = fx.finished
         lines = [line for e in d.events if (line := event_line(t, e)) is not None]
@@ -206,6 +210,10 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
             if seat.human and seat.player is not None:
                 out.add(_to(player=seat.player), seat.locale, "reply",
                         [text.t("tournament.table_over", winners=winners)])
+    if daily_table.day_of_table(t) is not None and t.seats and t.seats[0].player is not None:
+        # A daily deal's table posts in no room: its start (the commitment) and end go to its person.
+        for line in daily_table.reply_lines(t, cmd, fx.started, fx.finished):
+            out.add(_to(player=t.seats[0].player), _locale_of(t, 0, cmd), "reply", [line])
     for player, locale, line in fx.notices:  # a timed-out turn, a seat lost for it
         out.add(_to(player=player), locale, "reply", [line])
     return out.messages

@@ -109,11 +109,11 @@ class _Evolve(EventVisitor[Table | None, Table]):
         self.table_id, self.at, self.play = table_id, at, play
 
     def table_created(self, e: ev.TableCreated, t: Table | None) -> Table:
-        if e.tournament is not None:
+        if not e.posts_in_room:  # a tournament's table, a deal of the day's (events.TableCreated)
             return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                          max_seats=e.max_seats, creator=e.creator, rooms=(), locale=e.locale,
-                         turn_seconds=e.turn_seconds, tournament=e.tournament, home=e.room,
-                         embargo=e.embargo)
+                         turn_seconds=e.turn_seconds, tournament=e.tournament,
+                         home=e.room if e.tournament is not None else None, embargo=e.embargo)
         return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                      max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
                      locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at, embargo=e.embargo,

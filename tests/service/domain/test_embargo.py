@@ -59,7 +59,9 @@ def test_g1_the_policy_withholds_a_shared_deal_until_it_lifts():
 def test_g1_no_seed_in_the_end_of_match_line_nor_the_end_screen_while_embargoed():
     t = _finished(DAILY)
     line = event_line(t, MatchFinished(result=t.result or {}))
-    assert line is not None and line["t"] == "table.finished_withheld" and SEED not in str(line)
+    # (an embargo that lifts at a time says when)
+    assert line is not None and line["t"] == "table.finished_until" and SEED not in str(line)
+    assert line["p"]["reveal"] == "1970-01-24 03:33 UTC"  # DAY_ENDS, in UTC
     for lifted, shown in ((False, False), (True, True)):
         text = str([m for m in current_messages(t, ANA, SECRET, "en", lifted=lifted)])
         assert (SEED in text) is shown

@@ -99,6 +99,37 @@ def test_a_configuration_error_never_prints_a_secret(monkeypatch: pytest.MonkeyP
     assert "token_secrets" in str(refused.value) and "secret-value" not in str(refused.value)
 
 
+@pytest.mark.parametrize(("value", "why"), [
+    (None, "is not set"), ("", "is not set"), ("short-but-random-x7", "19 bytes long, shorter than 32"),
+    ("change-me-to-32-or-more-random-bytes", "published example or placeholder"),
+    ("dev-secret-change-me", "published example or placeholder"), ("example" * 6, "placeholder"),
+])
+def test_a_role_on_redis_refuses_to_start_without_a_strong_daily_secret(value: str | None, why: str) -> None:
+    from service.ops.runtime import connect
+
+    settings = Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[STRONG], daily_secret=value)
+    with pytest.raises(SystemExit) as refused:
+        connect(settings)
+    line = str(refused.value)
+    assert line.startswith("cinq: refusing to start: CINQ_DAILY_SECRET") and why in line
+    assert "secrets.token_urlsafe(32)" in line and "\n" not in line  # one line, saying how
+    assert not value or value not in line  # never the secret itself
+    assert "short-but" not in repr(settings)  # a SecretStr: hidden from reprs and logs
+
+
+def test_the_embedded_store_needs_no_daily_secret_and_makes_one_for_the_process() -> None:
+    from service.ops.runtime import connect
+
+    settings = Settings(redis_url=None, daily_secret=None)
+    with pytest.warns(UserWarning, match="REDIS_URL"):
+        connect(settings)
+    assert len(settings.daily_secret_bytes()) == 32
+    assert settings.daily_secret_bytes() == Settings(daily_secret=None).daily_secret_bytes()  # per process
+    strong = Settings(redis_url="redis://127.0.0.1:1/0", token_secrets=[STRONG],
+                      daily_secret="x" * 8 + "a-long-random-daily-secret!")
+    connect(strong)  # a strong secret starts
+
+
 ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -28,7 +28,8 @@ DAY = 86_400
 # Keys that outlive a table by design: player statistics and preferences, a group's counters, and
 # the streams and 24-hour keys shared by every table, which have their own retention.
 OUTLIVE = re.compile(r"^(player:\{[^}]*\}:(stats|prefs)|pf:\{[^}]*\}:(stats|counted|prefs)"
-                     r"|out:\{\d+\}|cmd:\{c\d+\}|seen:\{.*\}|due:\{\d+\}|rt:\{ratings\}:.*)$")
+                     r"|out:\{\d+\}|cmd:\{c\d+\}|seen:\{.*\}|due:\{\d+\}|rt:\{ratings\}:.*"
+                     r"|dly:\{[^}]*\}:groups)$")  # a person's groups (the daily share buttons): no table's
 
 
 def _room(n: int) -> Room:
