@@ -17,9 +17,9 @@ from service.protocol.names import shown_name
 
 # The commands of each chat type, in menu order.  (/start stays /start in Spanish too: Telegram's
 # own button sends it.)
-PRIVATE = ["start", "play", "hand", "rules", "stats", "lang", "help"]
-GROUP = ["new", "join", "leave", "start", "hand", "bots", "set", "kick", "cancel", "stats", "lang", "rules",
-         "help"]
+PRIVATE = ["start", "play", "daily", "hand", "rules", "stats", "lang", "help"]
+GROUP = ["new", "join", "leave", "start", "hand", "bots", "set", "kick", "cancel", "daily", "stats", "lang",
+         "rules", "help"]
 
 
 def commands(kind: str, locale: str) -> list[BotCommand]:

@@ -13,6 +13,9 @@ forged or expired credential gets 401, a move by a spectator or with another tab
 - ``GET /api/events?k=`` Server-Sent Events: ``state`` first, then every ``message`` with the outbox
   entry id as its SSE id (``Last-Event-ID`` on a reconnect resumes after it);
 - ``POST /api/move?k=`` ``{"token", "id"}``: an action token from the viewer's own hand message;
+- ``POST /api/daily`` ``{"game", "id"}``, with a person's link (``Authorization: Link``) or, from a
+  Telegram Mini App opened without a table, ``"init_data"``: the deal of the day
+  (:mod:`service.daily`): the person's attempt (a link to it) or, once played, their standing;
 - ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end);
   403 ``embargoed`` while other tables still play its deal (a tournament round's: G-1,
   :mod:`service.domain.embargo`), as ``/api/state`` and ``/api/events`` are for anyone not seated
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets as secrets_module
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +41,7 @@ from adapters.web.config import WebSettings
 from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
+from service.domain.daily import GAMES as DAILY_GAMES
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
@@ -68,7 +73,7 @@ def _refusal(status: int, code: str, locale: str, metrics: WebMetrics | None = N
     if metrics is not None:
         metrics.refused.labels(str(status), code).inc()
     cls = {400: web.HTTPBadRequest, 401: web.HTTPUnauthorized, 403: web.HTTPForbidden,
-           404: web.HTTPNotFound}[status]
+           404: web.HTTPNotFound, 503: web.HTTPServiceUnavailable}[status]
     body = {"type": f"urn:cinq:problem:{code}", "status": status, "title": code,
             "detail": translate(locale, f"web.refused.{code}")}
     return cls(text=json.dumps(body), content_type="application/problem+json", headers=_SECURITY_HEADERS)
@@ -215,6 +220,47 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         metrics.moves.inc()
         return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)
 
+    async def daily(request: web.Request) -> web.Response:
+        # The deal of the day for the person the credential names: their attempt's link, or their
+        # standing once played.  The same DailyIntake.start as /daily: one attempt whatever the way.
+        lang = _lang(request)
+        try:
+            body = await request.json()
+            game, cid = str(body.get("game") or "cinquillo"), str(body.get("id") or "")
+            raw = body.get("init_data")
+        except (ValueError, AttributeError):
+            raise refusal(400, "bad_request", lang) from None
+        if game not in DAILY_GAMES or (cid and not _ID_RE.match(cid)):
+            raise refusal(400, "bad_request", lang)
+        if raw is not None:
+            if not ws.bot_token:
+                raise refusal(401, "unauthorized", lang)
+            try:
+                data = check_init_data(str(raw), ws.bot_token, clock(), ws.init_data_max_age_s)
+            except InitDataError as e:
+                raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
+            person, language = Player(platform="telegram", user=data.user_id), data.language_code
+        else:
+            v = await viewer(request)
+            if v.person is None:
+                raise refusal(403, "forbidden", v.locale)
+            person, language = v.person, v.locale
+        locale = await gateway.locale_of(person, language)
+        room = Room(platform=person.platform, chat=person.user, kind="private")
+        table, refused = await gateway.daily.start(f"web-daily-{cid or secrets_module.token_hex(8)}", person,
+                                                   room, game, locale, gateway.clock())
+        await gateway.replicas.confirm()
+        if table is not None:
+            k = issue_link(secrets[0], table=table, platform=person.platform, user=person.user,
+                           expires=clock() + ws.session_ttl_s)
+            return web.json_response({"status": "playing", "table": table, "k": k, "locale": locale},
+                                     headers=_SECURITY_HEADERS)
+        if refused == "daily_played":
+            text, _ = await gateway.daily.standing(person, game, locale, clock())
+            return web.json_response({"status": "played", "text": text, "locale": locale},
+                                     headers=_SECURITY_HEADERS)
+        raise refusal(503, refused or "unavailable", locale)
+
     async def replay(request: web.Request) -> web.Response:
         lang = _lang(request)
         table = request.match_info["table"]
@@ -242,6 +288,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_get("/api/state", state)
     app.router.add_get("/api/events", events)
     app.router.add_post("/api/move", move)
+    app.router.add_post("/api/daily", daily)
     app.router.add_get("/api/replay/{table}", replay)
     app.router.add_static("/static", STATIC, append_version=False)
     return add_routes(app, gateway.redis, metrics, watch.problem, probe_key=gateway.keys.probe("web"))

@@ -45,7 +45,8 @@ async def new_handler(message: Message, command: CommandObject, gateway: Gateway
         await sender.deliver(Post(room.chat, content, _command_id(message)))
         return
     await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=language, command_id=_command_id(message))
+                         language_code=language, command_id=_command_id(message),
+                         room_title=message.chat.title)
 
 
 async def lang_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
@@ -105,7 +106,8 @@ async def command_handler(message: Message, gateway: Gateway, platform_state: Pl
     language = await _language(message, platform_state, room)
     chat, user = message.chat, message.from_user
     await gateway.submit(message.text, user=player_of(user), room=room, language_code=language,
-                         command_id=_command_id(message), moderator=lambda: is_moderator(bot, chat, user))
+                         command_id=_command_id(message), moderator=lambda: is_moderator(bot, chat, user),
+                         room_title=chat.title)
 
 
 def router() -> Router:

@@ -70,8 +70,10 @@ class World:
 
     def __init__(self, redis: Any, *, limits: Limits = FAST, service: Settings | None = None,
                  workers: int = 1, webhook: bool = False, transport: str | None = None,
-                 polling_timeout: int = 1, press_wait_s: float = 1.5) -> None:
+                 polling_timeout: int = 1, press_wait_s: float = 1.5, choose_move: Any = None) -> None:
         self.redis = redis
+        # None: hard AI moves are thought in another process (whose wait quiet() cannot see)
+        self.choose_move = choose_move
         self.transport = transport or ("reply" if webhook else "direct")
         self.webhook = self.transport in ("reply", "webhook")
         self.polling_timeout = polling_timeout
@@ -92,7 +94,7 @@ class World:
     async def __aenter__(self) -> World:
         await self.fake.start()
         for i in range(self.worker_count):
-            w = worker_for(self.redis, self.settings, name=f"w{i}")
+            w = worker_for(self.redis, self.settings, name=f"w{i}", choose_move=self.choose_move)
             self.workers.append(w)
             self.tasks.append(asyncio.create_task(w.run()))
         await self.start_bot()
@@ -162,15 +164,16 @@ class World:
 
     # -- users' actions ---------------------------------------------------------------------------
 
-    async def say(self, user: User, text: str, chat: int | None = None) -> None:
-        """``user`` sends ``text`` in ``chat`` (default: their private chat with the bot)."""
+    async def say(self, user: User, text: str, chat: int | None = None, title: str | None = None) -> None:
+        """``user`` sends ``text`` in ``chat`` (default: their private chat with the bot; a group's
+        ``title`` as Telegram sends it)."""
         assert self.tg is not None
         chat_id = user.id if chat is None else chat
         if chat_id > 0:
             self.fake.started.add(user.id)  # writing to the bot lets it write back
         kind = "private" if chat_id > 0 else "supergroup"
         msg = Message(message_id=next(_updates), date=datetime.now(UTC),
-                      chat=Chat(id=chat_id, type=kind), from_user=user, text=text)
+                      chat=Chat(id=chat_id, type=kind, title=title), from_user=user, text=text)
         await self._feed(Update(update_id=next(_updates), message=msg))
 
     async def migrate(self, user: User, old: int, new: int) -> None:
