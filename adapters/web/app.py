@@ -233,10 +233,11 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         if game not in DAILY_GAMES or (cid and not _ID_RE.match(cid)):
             raise refusal(400, "bad_request", lang)
         if raw is not None:
-            if not ws.bot_token:
+            bot_token = ws.bot_token_value()
+            if not bot_token:
                 raise refusal(401, "unauthorized", lang)
             try:
-                data = check_init_data(str(raw), ws.bot_token, clock(), ws.init_data_max_age_s)
+                data = check_init_data(str(raw), bot_token, clock(), ws.init_data_max_age_s)
             except InitDataError as e:
                 raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
             person, language = Player(platform="telegram", user=data.user_id), data.language_code

@@ -178,7 +178,8 @@ def start_role(args: list[str], env: dict[str, str | None]) -> tuple[int | None,
     A refused start exits at once; one that starts serves until stopped."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("CINQ_") and k != "REDIS_URL"}
     base.update({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "CINQ_HTTP_PORT": "0",
-                 "CINQ_TOKEN_SECRETS": json.dumps([TOKEN_SECRET]), "CINQ_WEB_PORT": "0",
+                 "CINQ_TOKEN_SECRETS": json.dumps([TOKEN_SECRET]), "CINQ_DAILY_SECRET": DAILY_SECRET,
+                 "CINQ_WEB_PORT": "0",
                  "CINQ_WEBHOOK_PORT": "0", "CINQ_TELEGRAM_PORT": "0"})
     for k, v in env.items():
         if v is None:

@@ -47,6 +47,17 @@ def test_serve_refuses_a_missing_published_or_short_token_secret(secrets, why):
     assert why in line and HOW in line
 
 
+@pytest.mark.parametrize("secret,why", [
+    (None, "is not set"), ("change-me-to-32-or-more-random-bytes", "placeholder"),
+    ("sh0rt-but-random", "shorter than 32"),
+])
+def test_serve_refuses_a_missing_published_or_short_daily_secret(secret, why):
+    # whoever knows it knows every future deal of the day (issue 37)
+    rc, out = start_role(["serve"], {"CINQ_DAILY_SECRET": secret})
+    line = _one_line_refusal(rc, out, "CINQ_DAILY_SECRET", secret)
+    assert why in line and HOW in line
+
+
 @pytest.mark.parametrize("role", [["worker"], ["webhook"], ["web"], ["telegram"], ["tables"]])
 def test_every_role_on_redis_refuses_the_published_secret(role):
     platform = {"name": "acme", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
