@@ -47,11 +47,11 @@ from service.domain import daily
 from service.domain.identities import Player, Room
 from service.domain.tokens import issue
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.store.keys import Keys
 from service.store.repository import load
 from service.write import bots
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tools.loopback import free_port
 
 PREFIX = "bench:dly:"
@@ -119,9 +119,9 @@ async def played(r: Any, n: int) -> None:
     settings = Settings(redis_url=None, key_prefix=PREFIX, buckets=64, command_shards=2, turn_seconds=0,
                         token_secrets=["bench-token-secret-not-for-production"], daily_secret=DAILY_SECRET)
     now = [time.time()]
-    gateway = Gateway(r, settings, clock=lambda: now[0])
+    gateway = Gateway(r, settings, Keys.of(settings), clock=lambda: now[0])
     timed = Timed()
-    worker = Worker(r, settings, name="bench", clock=lambda: now[0], choose_move=timed, timers=False)
+    worker = worker_for(r, settings, name="bench", clock=lambda: now[0], choose_move=timed, timers=False)
     keys = Keys.of(settings)
     print(f"1. played attempts: {n} per game (the person plays the first legal move)")
     for game in daily.GAMES:

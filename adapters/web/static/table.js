@@ -531,12 +531,47 @@
     show();
   }
 
+  // --- the deal of the day ----------------------------------------------------------------------
+  // The same for everyone, once a day (POST /api/daily): the person's attempt opens here, or, once
+  // played, their standing is shown.  Who they are comes from their link, or from a Mini App's initData.
+  async function daily(game) {
+    const id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const headers = {"content-type": "application/json"};
+    const body = {game, id};
+    if (S.k) headers.authorization = `Link ${S.k}`; else body.init_data = MiniApp.initData();
+    const r = await fetch(`/api/daily?lang=${S.i18n.locale}`, {method: "POST", headers, body: JSON.stringify(body)});
+    if (!r.ok) { await refused(r); return; }
+    const d = await r.json();
+    if (d.status === "playing") { location.href = `/t?k=${encodeURIComponent(d.k)}`; return; }
+    $("over").hidden = false;
+    $("over-title").textContent = tr("web.daily");
+    $("over-body").innerHTML = d.text.split("\n").map((l) => `<p>${esc(l)}</p>`).join("");
+    $("over-replay").textContent = "";
+    S.overClosed = false;
+  }
+  function dailyEntry() {
+    const nav = $("daily");
+    nav.hidden = false;
+    nav.setAttribute("aria-label", tr("web.daily"));
+    nav.innerHTML = ["cinquillo", "535"].map((g) => `<button type="button" class="move" data-g="${g}">${esc(tr("web.daily." + g))}</button>`).join(" ");
+    nav.onclick = (e) => { const g = e.target.dataset && e.target.dataset.g; if (g) daily(g); };
+  }
+
   async function start() {
     theme(MiniApp.theme());
     MiniApp.on("theme_changed", (d) => theme(d && d.theme_params));
     MiniApp.ready();
     const m = /^\/replay\/([A-Za-z0-9_-]+)$/.exec(location.pathname);
     if (m) return replay(m[1]);
+    const q = new URLSearchParams(location.search);
+    const initData = MiniApp.initData();
+    if (initData && !q.get("k") && !q.get("table") && !new URLSearchParams(initData).get("start_param")) {
+      // A Mini App opened from the bot's menu, on no table: the deal of the day.
+      const user = new URLSearchParams(initData).get("user") || "";
+      await loadI18n(q.get("lang") || (user.includes('"language_code":"es') ? "es" : "en"));
+      $("turn").textContent = tr("web.daily");
+      return dailyEntry();
+    }
     S.k = await credentials();
     const lang = new URLSearchParams(location.search).get("lang");
     if (!S.k) {
@@ -550,6 +585,8 @@
     S.table = st.table;
     await loadI18n(st.locale);
     follow();
+    const claims = linkClaims(S.k);
+    if (claims && claims.p) dailyEntry();  // a person: today's deal is one tap away
   }
   start();
 })();

@@ -10,7 +10,6 @@ from service.domain import daily
 from service.domain.identities import Player, Room
 from service.platform.outbox import Message
 from service.write import bots
-from service.write.worker import Worker
 from tests.service.support import Clock, Harness
 
 DAY = 20_793  # 2026-12-06
@@ -22,8 +21,7 @@ def harness(redis: Any, clock: Clock | None = None, **kw: Any) -> Harness:
     """The service on ``redis`` at noon of :data:`DAY`, its AI players thinking in the worker."""
     kw.setdefault("daily_secret", DAILY_SECRET)
     h = Harness(redis, clock or Clock(NOON), **kw)
-    h.workers = [Worker(redis, h.settings, name="w0", clock=h.clock, choose_move=bots.choose_move,
-                        timers=False)]
+    h.workers = [h.new_worker(name="w0", choose_move=bots.choose_move)]
     return h
 
 

@@ -144,7 +144,7 @@ async def test_hostile_another_persons_attempt_stays_theirs(fake_redis):
 async def test_a_role_with_another_daily_secret_is_refused_rather_than_dealing_another_deal(fake_redis):
     h = harness(fake_redis)
     await h.send(ANA, "/daily", room=dm(ANA))
-    other = Gateway(fake_redis, h.settings.model_copy(update={"daily_secret": None}), clock=h.clock)
+    other = Gateway(fake_redis, h.settings.model_copy(update={"daily_secret": None}), h.keys, clock=h.clock)
     await other.submit("/daily", user=BEA, room=dm(BEA))
     msgs = await h.settle()
     assert [m.code for m in msgs] == ["daily_unavailable"]
