@@ -216,7 +216,7 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
                                  command_id=cid, replaces=event.message)
         else:
             await gateway.submit(event.text, user=user, room=room, language_code=event.user.locale,
-                                 command_id=cid)
+                                 command_id=cid, room_title=event.chat.title)
 
     async def openapi_view(_: web.Request) -> web.Response:
         return web.Response(body=openapi, content_type="application/json")

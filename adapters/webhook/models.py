@@ -25,6 +25,14 @@ class Chat(BaseModel):
     kind: Literal["private", "group"]
 
 
+class FromChat(Chat):
+    """Where an inbound event comes from: the chat, and a group's name when the platform has one
+    (the daily deal's share buttons show it: "Post in <title>")."""
+
+    title: str | None = Field(default=None, max_length=128,
+                              description="a group's name, if the platform has one")
+
+
 class User(BaseModel):
     """Who wrote it.  ``locale`` is a language tag (``es``, ``en-GB``): replies follow it."""
 
@@ -49,7 +57,7 @@ class MessageEvent(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [MESSAGE_EXAMPLE]})
 
     type: Literal["message"]
-    chat: Chat
+    chat: FromChat
     user: User
     text: str = Field(max_length=4096)
 
@@ -60,7 +68,7 @@ class ActionEvent(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [ACTION_EXAMPLE]})
 
     type: Literal["action"]
-    chat: Chat
+    chat: FromChat
     user: User
     token: str = Field(min_length=1, max_length=512)
     message: str | None = Field(

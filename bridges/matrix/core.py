@@ -59,6 +59,10 @@ class Homeserver(Protocol):
         """Create a direct-message room with ``user`` (invited); returns its id."""
         ...
 
+    def room_name(self, room: str) -> str | None:
+        """The room's name as its members see it (None: unknown)."""
+        ...
+
 
 class Cinq(Protocol):
     """What the bridge needs of cinq: posting one signed inbound event."""
@@ -86,8 +90,12 @@ class Bridge:
             return
         self.state.at_bottom(room, event_id)  # the room moved on: a table above is posted anew
         kind = self.state.room_kind(room)
+        chat: dict[str, Any] = {"id": room, "kind": kind}
+        title = self.matrix.room_name(room) if kind == "group" else None
+        if title:
+            chat["title"] = title[:128]  # a group's name: where a daily result may be shared
         base = {
-            "chat": {"id": room, "kind": kind},
+            "chat": chat,
             "user": {"id": sender, "name": name[:128], "locale": self.locale},
         }
         number = NUMBER.match(body)

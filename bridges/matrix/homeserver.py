@@ -90,6 +90,11 @@ class Matrix:
             raise MatrixError(f"creating a DM with {user} failed: {resp}")
         return str(resp.room_id)
 
+    def room_name(self, room: str) -> str | None:
+        """The room's display name (its name, else what its members make of it), or None."""
+        r = self.client.rooms.get(room)
+        return str(r.display_name) if r is not None and r.display_name else None
+
     def name(self, room: str, user: str) -> str:
         """The display name of ``user`` in ``room`` (their id when unknown)."""
         r = self.client.rooms.get(room)

@@ -22,6 +22,7 @@ class FakeMatrix:
         self.fail = False
         self.redacted: set[str] = set()
         self.asked: list[str] = []  # the events still_shown was asked about
+        self.names: dict[str, str] = {}  # rooms' display names
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         if self.fail:
@@ -39,6 +40,9 @@ class FakeMatrix:
         await asyncio.sleep(0)  # let a concurrent callback run in between
         self.dms.append(user)
         return f"!dm-{user}"
+
+    def room_name(self, room: str) -> str | None:
+        return self.names.get(room)
 
 
 class FakeCinq:

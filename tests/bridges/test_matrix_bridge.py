@@ -235,3 +235,15 @@ async def test_refusals_speak_of_choices_not_buttons():
         for loc in ("es", "en"):
             text = translate(loc, f"refusal.{code}").lower()
             assert "button" not in text and "botón" not in text, (loc, code, text)
+
+
+async def test_a_groups_name_goes_with_what_is_written_there_and_a_dms_does_not(world):
+    # cinq shows it on the daily deal's share buttons ("Post in Los del mus")
+    bridge, m, cinq = world
+    bridge.state.set_room("!g", "group")
+    bridge.state.set_room("!dm", "private", "@ana:hs")
+    m.names.update({"!g": "Los del mus", "!dm": "Ana"})
+    await bridge.on_text("!g", "@ana:hs", "Ana", "/daily", "$1")
+    await bridge.on_text("!dm", "@ana:hs", "Ana", "/daily", "$2")
+    assert cinq.events["$1"]["chat"] == {"id": "!g", "kind": "group", "title": "Los del mus"}
+    assert cinq.events["$2"]["chat"] == {"id": "!dm", "kind": "private"}

@@ -270,3 +270,14 @@ async def test_an_action_event_is_forwarded_with_its_token(fake_redis):
         got = await platform.wait_for(lambda: platform.to_chat("dm-u1"))
         assert got[0]["kind"] == "reply" and got[0]["to"] == {"chat": {"id": "dm-u1", "kind": "private"}}
 
+
+
+async def test_a_groups_title_is_kept_for_the_daily_share_buttons_and_a_long_one_refused(h):
+    payload = event("/join", user="u2")
+    payload["chat"]["title"] = "Los del mus"
+    status, _, body = await h.client.post(payload)
+    assert status == 202, body
+    groups = await h.redis.hgetall(h.adapter.gateway.keys.daily_groups(PLATFORM, "u2"))
+    assert groups == {b"g1": b"Los del mus"}
+    payload["chat"]["title"] = "x" * 129
+    await _refused(h, 400, "Malformed event", payload=payload)
