@@ -43,6 +43,9 @@ _CODE_GAME = {v: k for k, v in GAME_CODE.items()}
 SHARE_GROUPS = 3
 """At most this many groups get a share button (the most recently used first is not known: by title)."""
 BOARD_SIZE = 10
+BUSY_MS = 2000
+"""Within this long of a person's last ``/daily`` for a game, another sends no command: the first one's
+answer (the attempt, or its hand) is on its way.  A flood costs one command and one answer."""
 NOTED = frozenset({"new", "join", "tournament", "top", "rating", "stats"})
 """The group commands after which a person counts as using the bot in that group (beside ``/daily``):
 the groups their share buttons offer (the gateway notes them, with the group's title)."""
@@ -103,6 +106,9 @@ class DailyIntake:
             self.log.error("daily_secret_mismatch", game=game, day=daily.day_name(day))
             return None, "daily_unavailable"
         table = daily.table_id(self.token_secret, user, game, day)
+        busy = self.keys.daily_busy(user.platform, user.user, game, daily.day_name(day))
+        if not await self.redis.set(busy, 1, nx=True, px=BUSY_MS):
+            return table, None  # asked for a moment ago (a flood, a double tap): that command answers
         until = daily.day_end(day) + self.grace_s
         await self.send(TableCommand(id=cid, table=table, name="daily_table",
                                      args={"game": game, "day": day, "seed": seed, "until": until},

@@ -230,6 +230,10 @@ class Keys:
         """The groups where a person used the bot: chat -> title."""
         return f"{self.prefix}dly:{{{platform}:{user}}}:groups"
 
+    def daily_busy(self, platform: str, user: str, game: str, date: str) -> str:
+        """A person's attempt at a day's game was just asked for (a flood of ``/daily`` sends one command)."""
+        return f"{self.prefix}dly:{{{platform}:{user}}}:busy:{game}:{date}"
+
     def daily_people(self, platform: str, chat: str) -> str:
         """The people who used ``/daily`` in a group."""
         return f"{self.prefix}dly:{{{platform}:{chat}}}:people"

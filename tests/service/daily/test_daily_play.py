@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 
+from service.daily import intake as daily_intake
 from service.domain import daily
 from service.domain.commands import TableCommand
 from service.domain.events import MatchStarted, MovePlayed, TableCancelled, decode
@@ -87,6 +88,8 @@ async def test_d3_while_it_runs_daily_again_on_any_surface_gives_the_same_attemp
     await h.send(ANA, "/daily", room=dm(ANA))
     table = await _table_of(h, ANA)
     before = await h.events(table)
+    assert await h.send(ANA, "/daily", room=dm(ANA)) == []  # at once: the first one's answer came
+    await asyncio.sleep(daily_intake.BUSY_MS / 1000 + 0.1)
     msgs = await h.send(ANA, "/daily", room=dm(ANA))
     assert [m.code for m in msgs if m.kind == "reply"] == [None]
     assert any("already playing" in m.text for m in msgs) and hands_of(msgs, ANA)[-1].actions
@@ -100,6 +103,8 @@ async def test_d3_a_flood_of_daily_commands_makes_one_attempt(fake_redis):
     h = harness(fake_redis)
     await asyncio.gather(*(h.gateway.submit("/daily", user=ANA, room=dm(ANA), command_id=f"tg:m:1:{i}")
                            for i in range(30)))
+    sent = sum([await fake_redis.xlen(k) for k in h.keys.all_commands()])
+    assert sent == 1  # one command for the whole flood: the first one's answer is on its way
     await h.settle()
     table = await _table_of(h, ANA)
     assert [type(e).__name__ for e in await _stored(h, table)].count("TableCreated") == 1
