@@ -8,7 +8,10 @@ shown anywhere else); a table's table/hand message is edited in place (``m.repla
 room's latest message, and posted anew (so people are notified and find it at the bottom) when the
 room has moved on since (someone wrote, the bridge posted something else), when the match starts
 (the lobby's message, with how to join, stays as it was) and when a round ends; a hand that asks for
-a move is always posted anew so the person is notified.
+a move is always posted anew so the person is notified.  Never an older table version over a newer
+one: a table/hand callback whose version is below the one its message shows (a retry, callbacks
+that overtook each other) is recorded as shown and draws nothing, and the choices a table's message
+offered are withdrawn only by a newer version of it.
 
 Boards (``/rating``, ``/top``): a number that answers a message's choices names that message's Matrix
 event as the action's ``message``; cinq's answer to a board choice says it ``replaces`` that event,
@@ -135,6 +138,12 @@ class Bridge:
         content = render.content(msg)
         tokens = [b["token"] for b in msg.get("buttons") or []]
         table, kind = msg.get("table"), msg["kind"]
+        locale = msg.get("locale") or self.locale
+        version = msg.get("version")
+        drawn = (table, kind, version) if table and kind in EDITED and isinstance(version, int) else None
+        if drawn is not None and self._older(room, *drawn):
+            self.state.shown(msg["id"], room, locale, None)
+            return
         txn = "cb-" + re.sub(r"[^A-Za-z0-9._-]", "_", msg["id"])
         posted = None
         replaces = msg.get("replaces")
@@ -157,9 +166,22 @@ class Bridge:
         else:
             shows = await self._send(room, content, txn, "send")
         # The numbers answer the last message that offered choices; a table or hand without any
-        # (another's turn) withdraws them, so a late number is refused instead of sent stale.
+        # (another's turn) withdraws them, so a late number is refused instead of sent stale; but
+        # not one of the same version as the hand that offered them (the room's view of that turn).
         keep = tokens if tokens or kind in EDITED else None
-        self.state.shown(msg["id"], room, msg.get("locale") or self.locale, keep, posted, shows)
+        if not tokens and drawn is not None and self._offered_since(room, drawn[0], drawn[2]):
+            keep = None
+        self.state.shown(msg["id"], room, locale, keep, posted, shows, drawn)
+
+    def _older(self, room: str, table: str, kind: str, version: int) -> bool:
+        """Whether ``room`` already shows a newer version of ``table``'s ``kind`` message."""
+        shown = self.state.drawn(room, table, kind)
+        return shown is not None and version < shown
+
+    def _offered_since(self, room: str, table: str, version: int) -> bool:
+        """Whether the room's pending choices came from ``table`` at ``version`` or later."""
+        offered_table, offered_version = self.state.offered_at(room)
+        return offered_table == table and offered_version is not None and version <= offered_version
 
     def _anew(self, room: str, table: str, kind: str, original: str, phase: str | None,
               msg: dict[str, Any], tokens: list[str]) -> bool:

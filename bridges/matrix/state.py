@@ -5,10 +5,13 @@
 - ``rooms``: each room's kind (``private`` with one person, or ``group``); ``dms``: a person's DM room.
 - ``posted``: the Matrix event of a table's last table/hand message in a room, the one edits replace,
   and what it showed (``phase``: the lobby, or the match).
+- ``drawn``: the table version each table/hand message of a room shows now: an older callback (a
+  retry, callbacks overtaking each other) is never drawn over it.
 - ``bottom``: the latest event the bridge knows of in each room (its own posts, people's messages): a
   table message that is no longer at the bottom is posted anew rather than edited far up.
-- ``pending``: the action tokens a room may answer by number, the room's language, and the Matrix
-  event that offered them (an action names it as its ``message``: a board redraws that event).
+- ``pending``: the action tokens a room may answer by number, the room's language, the Matrix
+  event that offered them (an action names it as its ``message``: a board redraws that event), and
+  the table and version that offered them (only a newer version of that table withdraws them).
 - ``offered``: the events the bridge posted with choices, per room (a day of them): a callback's
   ``replaces`` is honoured only for one of these, so the bridge edits nothing but its own messages.
 - ``done``: callback ids already shown (cinq retries a callback whose answer it did not get).
@@ -27,7 +30,9 @@ CREATE TABLE IF NOT EXISTS dms (user TEXT PRIMARY KEY, room TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS posted (room TEXT, tbl TEXT, kind TEXT, event TEXT NOT NULL,
                                    PRIMARY KEY (room, tbl, kind));
 CREATE TABLE IF NOT EXISTS pending (room TEXT PRIMARY KEY, tokens TEXT NOT NULL, locale TEXT NOT NULL,
-                                    event TEXT);
+                                    event TEXT, tbl TEXT, version INTEGER);
+CREATE TABLE IF NOT EXISTS drawn (room TEXT, tbl TEXT, kind TEXT, version INTEGER NOT NULL,
+                                  PRIMARY KEY (room, tbl, kind));
 CREATE TABLE IF NOT EXISTS offered (room TEXT, event TEXT, at REAL NOT NULL, PRIMARY KEY (room, event));
 CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS bottom (room TEXT PRIMARY KEY, event TEXT NOT NULL);
@@ -43,10 +48,11 @@ class State:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
-        # A state file from before boards were edited in place has no ``pending.event``: add it.
+        # A state file from an older bridge lacks the later columns of ``pending``: add them.
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(pending)")}
-        if "event" not in columns:
-            self.db.execute("ALTER TABLE pending ADD COLUMN event TEXT")
+        for column in ("event TEXT", "tbl TEXT", "version INTEGER"):
+            if column.split()[0] not in columns:
+                self.db.execute(f"ALTER TABLE pending ADD COLUMN {column}")
         # Nor ``posted.phase``, from before a table was posted anew when the match starts.
         if "phase" not in {row[1] for row in self.db.execute("PRAGMA table_info(posted)")}:
             self.db.execute("ALTER TABLE posted ADD COLUMN phase TEXT")
@@ -105,6 +111,21 @@ class State:
         """``event`` is now the latest in ``room`` (a person wrote, or the bridge posted)."""
         self.db.execute("INSERT OR REPLACE INTO bottom VALUES (?, ?)", (room, event))
 
+    def drawn(self, room: str, table: str, kind: str) -> int | None:
+        """The table version the table/hand message of ``table`` in ``room`` shows now, if any."""
+        row = self.db.execute(
+            "SELECT version FROM drawn WHERE room = ? AND tbl = ? AND kind = ?", (room, table, kind)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def offered_at(self, room: str) -> tuple[str | None, int | None]:
+        """The table and version whose message offered the room's pending choices (None: not a
+        table's, or not known)."""
+        row = self.db.execute("SELECT tbl, version FROM pending WHERE room = ?", (room,)).fetchone()
+        if row is None:
+            return None, None
+        return (None if row[0] is None else str(row[0])), (None if row[1] is None else int(row[1]))
+
     def pending(self, room: str) -> tuple[list[str], str | None, str | None]:
         """The tokens a number typed in ``room`` chooses among, the room's last language, and the
         event that offered them (None when not known: a state file from an older bridge)."""
@@ -135,17 +156,23 @@ class State:
         tokens: list[str] | None,
         posted: tuple[str, str, str, str | None] | None = None,
         event: str | None = None,
+        drawn: tuple[str, str, int] | None = None,
     ) -> None:
         """Record, in one transaction, that callback ``msg_id`` was shown in ``room``: the room's
         choices (``None`` keeps them, ``[]`` clears them) and ``event``, the message that shows them
-        (the original event when it was edited), and the event later edits replace."""
+        (the original event when it was edited), the event later edits replace, and ``drawn``:
+        (table, kind, version) of the table/hand message it drew (None: nothing drawn)."""
         now = time.time()
         with self.db:
             if tokens is not None:
+                table, version = (drawn[0], drawn[2]) if drawn is not None else (None, None)
                 self.db.execute(
-                    "INSERT OR REPLACE INTO pending VALUES (?, ?, ?, ?)",
-                    (room, json.dumps(tokens), locale, event if tokens else None),
+                    "INSERT OR REPLACE INTO pending (room, tokens, locale, event, tbl, version) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (room, json.dumps(tokens), locale, event if tokens else None, table, version),
                 )
+            if drawn is not None:
+                self.db.execute("INSERT OR REPLACE INTO drawn VALUES (?, ?, ?, ?)", (room, *drawn))
             if tokens and event is not None:
                 self.db.execute("INSERT OR REPLACE INTO offered VALUES (?, ?, ?)", (room, event, now))
                 self.db.execute("DELETE FROM offered WHERE at < ?", (now - DONE_TTL_S,))
