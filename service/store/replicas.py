@@ -130,7 +130,12 @@ class Replicas:
             if isinstance(reply, Exception):
                 raise reply
         for reply in mine[1::2]:
-            got = int(reply[-1]) if isinstance(reply, list | tuple) else int(reply)
+            if isinstance(reply, list | tuple):  # WAITAOF: [fsynced here (0/1), replicas that fsynced]
+                local, got = int(reply[0]), int(reply[-1])
+                if local < (self._aof_local or 0):
+                    raise NotReplicated(f"the primary did not fsync its AOF within {self.timeout_ms} ms")
+            else:
+                got = int(reply)
             if got < self.needed:
                 raise NotReplicated(f"only {got} of {self.needed} replicas confirmed the write within "
                                     f"{self.timeout_ms} ms")

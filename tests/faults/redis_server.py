@@ -29,11 +29,14 @@ class RedisServer:
     """One ``redis-server`` process with AOF (``appendfsync always``) on a loopback port."""
 
     def __init__(self, data_dir: Path, port: int | None = None, binary: str | None = None,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), argv0: str | None = None) -> None:
         self.dir = Path(data_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.binary = binary or shutil.which("redis-server") or "redis-server"
+        # The name the process is started under: one binary is the server, the AOF/RDB checker or a
+        # sentinel depending on it (Debian's valkey-tools ships the server as valkey-check-rdb).
+        self.argv0 = argv0 or self.binary
         self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
         self.kills = 0
@@ -50,10 +53,11 @@ class RedisServer:
 
     def start(self, timeout_s: float = 30.0) -> RedisServer:
         """Start the server and wait until it answers PING (``-LOADING`` while it replays the AOF)."""
-        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+        args = [self.argv0, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.dir),
                 "--logfile", str(self.dir / "redis.log"), *self.extra]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(args, executable=self.binary, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -105,6 +109,24 @@ def require_binary() -> str:
             pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no redis-server binary")
         pytest.skip("no redis-server binary")
     return binary
+
+
+# Debian bookworm's redis-server is 7.0, without WAITAOF (7.2+).  Valkey 8 (a fork of Redis 7.2.4 that
+# still reports redis_version 7.2.4) has it: bookworm-backports' valkey-tools ships its server binary
+# as valkey-check-rdb, which is the server when started as valkey-server (.ci/run installs it).
+WAITAOF_SERVERS = (("valkey-server", "valkey-server"), ("valkey-check-rdb", "valkey-server"))
+
+
+def waitaof_binary() -> tuple[str, str]:
+    """``(binary, argv0)`` of a server that has ``WAITAOF``; skipped without one, a failure under
+    ``CINQ_REQUIRE_REAL_REDIS=1`` (CI installs it)."""
+    for name, argv0 in WAITAOF_SERVERS:
+        binary = shutil.which(name)
+        if binary is not None:
+            return binary, argv0
+    if REQUIRE_REAL:
+        pytest.fail("CINQ_REQUIRE_REAL_REDIS=1 but there is no server with WAITAOF (valkey-tools)")
+    pytest.skip("no server with WAITAOF (Valkey 8: Debian bookworm-backports' valkey-tools)")
 
 
 @pytest.fixture

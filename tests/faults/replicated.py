@@ -85,16 +85,17 @@ class Replicated:
     """A primary, ``replicas`` replicas and ``sentinels`` sentinels (0 or 3) under ``base``."""
 
     def __init__(self, base: Path, *, replicas: int = 2, sentinels: int = 3, min_replicas: int = 0,
-                 down_after_ms: int = 1000) -> None:
+                 down_after_ms: int = 1000, binary: str | None = None, argv0: str | None = None,
+                 replica_extra: tuple[str, ...] = ()) -> None:
         # A replica's first sync starts at once (Redis 7 waits 5 s for more replicas to join it).
         extra: tuple[str, ...] = ("--repl-diskless-sync-delay", "0")
         if min_replicas:
             extra += ("--min-replicas-to-write", str(min_replicas), "--min-replicas-max-lag", "5")
-        self.primary = RedisServer(base / "primary", extra=extra)
+        self.primary = RedisServer(base / "primary", extra=extra, binary=binary, argv0=argv0)
         self.servers = [self.primary]
         for i in range(replicas):
-            self.servers.append(RedisServer(base / f"replica{i}", extra=(
-                *extra, "--replicaof", "127.0.0.1", str(self.primary.port))))
+            self.servers.append(RedisServer(base / f"replica{i}", binary=binary, argv0=argv0, extra=(
+                *extra, *replica_extra, "--replicaof", "127.0.0.1", str(self.primary.port))))
         self.sentinels = [Sentinel(base / f"sentinel{i}", self.primary.port, down_after_ms, quorum=2)
                           for i in range(sentinels)]
 
