@@ -40,6 +40,7 @@ from adapters.telegram.content import PLATFORM
 from adapters.telegram.handlers import routers
 from adapters.telegram.handlers.people import RoomOf
 from adapters.telegram.health import ApiWatch, BotHealth, TelegramMetrics
+from adapters.telegram.polling import Poller
 from adapters.telegram.presses import Presses
 from adapters.telegram.sender import Sender
 from service.foundation import logs
@@ -63,9 +64,9 @@ MENU_AFTER_S = 1.0
 class UpdatesInHand:
     """An outer middleware on every update: which updates this process is handling.
 
-    A stopping bot lets them finish, so that their commands reach the service: when polling, aiogram
-    handles them in tasks of its own that nothing else waits for (the process would exit under them),
-    and Telegram will not hand them out again (the long poll that followed them confirmed them).
+    A stopping bot lets them finish, so that their commands reach the service: when polling, they run
+    in tasks of their own that nothing else waits for (the process would exit under them).  (One
+    killed before its command was stored is not lost: the poller had not confirmed it to Telegram.)
     """
 
     def __init__(self) -> None:
@@ -221,20 +222,11 @@ class TelegramBot:
         log.info("stopped", calls=self.sender.calls)
 
     async def _poll(self) -> None:
-        """Long polling until cancelled.  aiogram's polling runs in tasks of its own that cancelling
-        ``start_polling`` would leave running: a cancellation stops them with ``stop_polling`` (the
-        long poll in progress is abandoned: no update is taken in after that)."""
-        polling = asyncio.create_task(self.dispatcher.start_polling(
-            self.bot, handle_signals=False, close_bot_session=False, polling_timeout=self.tg.polling_timeout,
-            allowed_updates=self.dispatcher.resolve_used_update_types()))
-        try:
-            await asyncio.shield(polling)
-        finally:
-            if not polling.done():
-                with contextlib.suppress(RuntimeError):
-                    await self.dispatcher.stop_polling()
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await polling
+        """Long polling until cancelled, confirming an update to Telegram only once its command is
+        stored (:mod:`adapters.telegram.polling`).  A cancellation abandons the long poll in progress
+        (no update is taken in after that); the handlers in hand go on (see :meth:`_shutdown`)."""
+        await Poller(self.bot, self.dispatcher, timeout=self.tg.polling_timeout,
+                     allowed_updates=self.dispatcher.resolve_used_update_types()).run()
 
     async def close(self, delivery: asyncio.Task[None] | None = None, *, wait: float | None = None) -> None:
         """Stop delivering and flush the queues, within ``wait`` seconds (default

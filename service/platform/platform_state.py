@@ -152,9 +152,16 @@ class PlatformState:
 
     # -- once ---------------------------------------------------------------------------------------
 
-    async def mark_once(self, platform: str, key: str, ttl_s: int = ONCE_TTL_S) -> bool:
-        """True the first time ``key`` is marked (within ``ttl_s``), False ever after."""
-        return bool(await self.redis.set(self.keys.pf_once(platform, key), 1, nx=True, ex=ttl_s))
+    async def mark_once(self, platform: str, key: str, ttl_s: int = ONCE_TTL_S,
+                        owner: str | None = None) -> bool:
+        """True the first time ``key`` is marked (within ``ttl_s``), False ever after; with an
+        ``owner``, True to that owner again: the retry of the update that marked it (its process may
+        have died after the mark, before it handed the update on) must get through, another must not."""
+        if owner is None:
+            return bool(await self.redis.set(self.keys.pf_once(platform, key), 1, nx=True, ex=ttl_s))
+        mine = f"o:{owner}"
+        held = await self.redis.set(self.keys.pf_once(platform, key), mine, nx=True, ex=ttl_s, get=True)
+        return held is None or as_text(held) == mine
 
     async def unmark(self, platform: str, key: str) -> None:
         """Forget a mark (an action that was marked but could not be handed on)."""

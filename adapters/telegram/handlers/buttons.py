@@ -27,6 +27,7 @@ from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby
 from adapters.telegram.content import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.handlers.people import is_moderator, player_of
 from adapters.telegram.handlers.private import end_previous
+from adapters.telegram.polling import durable
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.sender import Sender
 from service.domain.commands import Bots, Join, Plain, Typed
@@ -77,6 +78,7 @@ async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, request
     except BaseException:
         presses.discard(cid)
         raise
+    durable()  # stored: polling may confirm the press to Telegram while it waits for the verdict
     verdict = await presses.wait(cid)
     if verdict is not None and verdict.code is not None and verdict.kind == "reply":
         return verdict.text
@@ -97,8 +99,10 @@ async def move_handler(cq: CallbackQuery, gateway: Gateway, platform_state: Plat
     ref = await platform_state.get_message_ref(PLATFORM, room.chat, claims.table, MAIN)
     if ref is not None and ref.rank[0] > claims.version:
         return cq.answer(translate(locale, "tg.alert.stale"), show_alert=True)
+    # One press a turn; the same press again (Telegram's redelivery) may go on: it may not have been
+    # handed to the service before the process that marked it died.
     if not await platform_state.mark_once(PLATFORM, f"press:{claims.table}:{claims.seat}:{claims.version}",
-                                          PRESS_TTL_S):
+                                          PRESS_TTL_S, owner=cq.id):
         return cq.answer(translate(locale, "tg.alert.once"), show_alert=True)
     refused = await _submit(cq, gateway, presses, None, user=player, room=room, token=cq.data, claims=claims)
     if refused is not None:

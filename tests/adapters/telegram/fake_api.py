@@ -98,6 +98,7 @@ class FakeTelegram:
     admins: set[tuple[int, int]] = field(default_factory=set)
     updates: list[dict[str, Any]] = field(default_factory=list)
     handed: int = 0  # the update_id up to which getUpdates has handed updates out
+    confirmed: int = 0  # the update_id up to which a getUpdates offset confirmed them (forgotten)
     migrated: dict[int, int] = field(default_factory=dict)
     # setMyCommands: (scope as JSON, language code or "") -> the commands
     commands: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
@@ -367,12 +368,14 @@ class FakeTelegram:
         return 200, True
 
     async def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
-        """A long poll: the updates from ``offset`` on, waiting up to ``timeout`` s for one."""
+        """A long poll: the updates not confirmed yet from ``offset`` on, waiting up to ``timeout`` s."""
         offset = int(p.get("offset") or 0)
-        self.handed = max(self.handed, offset - 1)  # confirmed: Telegram forgets them
+        # Below the offset: confirmed, and Telegram forgets them (no offset: the unconfirmed ones).
+        self.confirmed = max(self.confirmed, offset - 1)
+        self.handed = max(self.handed, self.confirmed)
         deadline = time.monotonic() + float(p.get("timeout") or 0)
         while True:
-            ready = [u for u in self.updates if u["update_id"] >= offset]
+            ready = [u for u in self.updates if u["update_id"] > self.confirmed]
             left = deadline - time.monotonic()
             if ready or left <= 0 or self.closing:
                 if ready:
