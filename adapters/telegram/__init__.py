@@ -76,7 +76,10 @@ async def _run_alone(runtime: Any) -> None:
     spot (SIGTERM's default action): queued messages unsent, deliveries in hand cut off.  The signal
     cancels the bot's task once, as ``cinq serve`` does; its ``finally`` stops the input and flushes
     (bounded), and a second signal does not cut that short (:func:`service.ops.running.run_until_stopped`)."""
+    from service.store.connection import refuse_unsafe
+
     try:
+        await refuse_unsafe(runtime.redis, runtime.settings)
         await run_until_stopped(serve(runtime))
     finally:
         with contextlib.suppress(Exception):

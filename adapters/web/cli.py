@@ -26,6 +26,7 @@ from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale
+from service.store.connection import refuse_unsafe
 from service.write.gateway import Gateway
 
 
@@ -128,6 +129,7 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
 
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:
     rt = build(settings)
+    await refuse_unsafe(rt.redis, settings)
     await run_until_stopped(_serving(WebAdapter(rt.redis, settings, ws, rt.gateway), ws))
     return 0
 

@@ -28,6 +28,7 @@ from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build
 from service.platform.delivery import Delivery, DeliveryOptions
+from service.store.connection import refuse_unsafe
 from service.write.gateway import Gateway
 
 
@@ -119,6 +120,7 @@ async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
 
 async def _run_alone(settings: Settings, ws: WebhookSettings) -> int:
     rt = build(settings)
+    await refuse_unsafe(rt.redis, settings)
     await run_until_stopped(_serving(WebhookAdapter(rt.redis, settings, ws, rt.gateway), ws))
     return 0
 

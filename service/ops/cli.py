@@ -41,6 +41,7 @@ from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
 from service.store import repository
 from service.store.archive import load_archive
+from service.store.connection import refuse_unsafe
 from service.tournaments.director import Director
 from service.tournaments.embargoes import Embargoes
 from service.write.reindex import reindex
@@ -89,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 async def _serve(settings: Settings, adapters: bool) -> int:
     """Run a worker (and the adapters) until SIGTERM/SIGINT; the command in hand is finished."""
     rt = build(settings)
+    await refuse_unsafe(rt.redis, settings)
     tasks: list[asyncio.Task[Any]] = []
 
     def stop() -> None:

@@ -9,7 +9,8 @@ itself, and every caller already treats a Redis error as "not yet" (503 + ``Retr
 read again), never as an answer to a person.
 
 :func:`unsafe` names the configurations that are refused at start-up: a failover can lose an
-acknowledged move unless writes wait for a replica (``service.store.replicas``).
+acknowledged move unless writes wait for a replica (``service.store.replicas``); a Redis Cluster is
+asked once reached (:func:`refuse_unsafe`: replicas that writes do not wait for).
 """
 
 from __future__ import annotations
@@ -45,6 +46,33 @@ def unsafe(settings: Any) -> str | None:
         except ValueError:
             return f"CINQ_REDIS_SENTINELS: {s!r} is not host:port"
     return None
+
+
+async def cluster_unsafe(redis: Any, settings: Any) -> str | None:
+    """Why this Redis Cluster may lose an acknowledged move (one line), or None: a master with
+    replicas, a failover's candidates, that writes do not wait for (``CINQ_REDIS_MIN_REPLICAS`` 0).
+
+    The cluster is asked (``CLUSTER NODES``: the client's own map leaves out replicas that hold no
+    data yet); nothing is asked of a client that is not a cluster's or when writes wait already."""
+    from redis.asyncio.cluster import RedisCluster
+
+    if not isinstance(redis, RedisCluster) or settings.redis_min_replicas > 0:
+        return None
+    nodes = await redis.cluster_nodes()  # {address: {"flags": "myself,master" / "slave" / "slave,fail", ...}}
+    flags = [str(node.get("flags", "")).split(",") for node in nodes.values()]
+    replicas = sum(1 for f in flags if "slave" in f and "fail" not in f)
+    if not replicas:
+        return None
+    return (f"the Redis Cluster has {replicas} replica(s) but CINQ_REDIS_MIN_REPLICAS is 0: a master's "
+            "failover would lose the moves its replica had not received; set CINQ_REDIS_MIN_REPLICAS=1")
+
+
+async def refuse_unsafe(redis: Any, settings: Any) -> None:
+    """Stop the process with one line (as :func:`service.ops.runtime.connect` does) when the deployment
+    it reached is one that may lose an acknowledged move (:func:`cluster_unsafe`)."""
+    problem = await cluster_unsafe(redis, settings)
+    if problem is not None:
+        raise SystemExit(f"cinq: refusing to start: {problem}")
 
 
 def sentinel_client(settings: Any, **pool: Any) -> Any:
