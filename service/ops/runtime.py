@@ -19,7 +19,7 @@ from typing import Any
 from service.foundation import logs
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
-from service.store.connection import sentinel_client, unsafe
+from service.store.connection import cluster_client, sentinel_client, unsafe
 from service.store.event_store import EventStore
 from service.store.groups import Group
 from service.store.keys import Keys
@@ -56,9 +56,7 @@ def connect(settings: Settings) -> tuple[Any, bool]:
             return sentinel_client(settings), False
         assert settings.redis_url is not None
         if settings.redis_cluster:
-            from redis.asyncio.cluster import RedisCluster
-
-            return RedisCluster.from_url(settings.redis_url), False
+            return cluster_client(settings.redis_url), False
         return redis.from_url(settings.redis_url), False
     import fakeredis
 

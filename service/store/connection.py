@@ -48,6 +48,31 @@ def unsafe(settings: Any) -> str | None:
     return None
 
 
+def cluster_client(url: str, **kw: Any) -> Any:
+    """A ``redis.asyncio`` Redis Cluster client for ``url`` that follows a master's failover.
+
+    redis-py (7.x) keeps a node's object across a refresh of its slot map, with the role it had
+    then: a replica promoted by a failover stays typed "replica", and every command sent to "all the
+    primaries" (``SCRIPT LOAD``, ``SCAN``) then skips the new master, whose scripts were never loaded
+    (``NOSCRIPT`` for ever) and whose keys no scan sees.  This client's node list takes each refreshed
+    node's role."""
+    from redis.asyncio.cluster import NodesManager, RedisCluster
+
+    class FollowingNodes(NodesManager):
+        __slots__ = ()  # NodesManager's layout: the object's class can be swapped
+
+        def set_nodes(self, old: dict[str, Any], new: dict[str, Any], remove_old: bool = False) -> None:
+            super().set_nodes(old, new, remove_old)
+            for name, node in new.items():
+                kept = old.get(name)
+                if kept is not None and kept is not node:
+                    kept.server_type = node.server_type
+
+    client = RedisCluster.from_url(url, **kw)
+    client.nodes_manager.__class__ = FollowingNodes  # the same object, with the refresh above
+    return client
+
+
 async def cluster_unsafe(redis: Any, settings: Any) -> str | None:
     """Why this Redis Cluster may lose an acknowledged move (one line), or None: a master with
     replicas, a failover's candidates, that writes do not wait for (``CINQ_REDIS_MIN_REPLICAS`` 0).

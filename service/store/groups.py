@@ -5,7 +5,8 @@ streams (group ``deliver:<platform>``).  Both need the same things, written once
 
 - **creation** of the group on many streams, idempotently, from the start of each stream;
 - **reading** new entries (``>``) and, after a lost reply or a Redis restart, **re-reading this
-  consumer's own pending entries** (``0``) at once, instead of waiting for a claim timeout.  redis-py
+  consumer's own pending entries** at once (``XPENDING`` and ``XRANGE``: a re-read is not a
+  delivery), instead of waiting for a claim timeout.  redis-py
   retries a command whose connection broke, so a read whose reply was lost leaves entries delivered to
   this consumer that it never received; :meth:`Group.own_pending` finds them (the caller leaves out
   those it holds);
@@ -34,7 +35,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from service.store.decoding import as_text
-from service.store.streams import Entry, StreamReader, parse
+from service.store.streams import Entry, StreamReader
 
 # Retention trims in steps of at most this many entries per stream and call (see lua/trim.lua).
 TRIM_STEP = 10_000
@@ -102,25 +103,36 @@ class Group:
         return self.reader.can_block(dict.fromkeys(streams, ">"))
 
     async def own_pending(self, streams: Iterable[str], count: int, limit: int = 100_000) -> list[Entry]:
-        """Every entry delivered to this consumer and not acknowledged yet, oldest first per stream
-        (``XREADGROUP … 0``, page by page).  Entries deleted from a stream meanwhile are acknowledged."""
-        positions = dict.fromkeys(streams, "0")
+        """Every entry delivered to this consumer and not acknowledged yet, oldest first per stream,
+        page by page.  Entries deleted from a stream meanwhile are acknowledged.
+
+        Found with ``XPENDING`` (this consumer's) and read with ``XRANGE``, not ``XREADGROUP … 0``:
+        that counts a delivery each time, and a store outage of a few seconds (a failover), re-read
+        at every retry, made acknowledged commands look like commands that kill workers (delivered
+        more than ``max_attempts`` times) and sent them to the dead letters."""
+        starts = dict.fromkeys(streams, "-")
         out: list[Entry] = []
         gone: dict[str, list[str]] = {}
-        while positions and len(out) < limit:
+        while starts and len(out) < limit:
+            order = list(starts)
             pipe = self.redis.pipeline(transaction=False)
-            n = self.reader.queue(pipe, positions, count)
-            got = parse((await pipe.execute())[-n:])
-            seen: dict[str, int] = {}
-            for stream, mid, fields in got:
-                positions[stream] = mid
-                seen[stream] = seen.get(stream, 0) + 1
-                if fields:
-                    out.append((stream, mid, fields))
-                else:
-                    gone.setdefault(stream, []).append(mid)
+            for stream in order:
+                pipe.xpending_range(stream, self.name, min=starts[stream], max="+", count=count,
+                                    consumername=self.consumer)
+            pages = {st: [as_text(p["message_id"]) for p in page]
+                     for st, page in zip(order, await pipe.execute(), strict=True)}
+            wanted = [(st, mid) for st in order for mid in pages[st]]
+            if wanted:
+                pipe = self.redis.pipeline(transaction=False)
+                for stream, mid in wanted:
+                    pipe.xrange(stream, min=mid, max=mid, count=1)
+                for (stream, mid), rows in zip(wanted, await pipe.execute(), strict=True):
+                    if rows:
+                        out.append((stream, mid, rows[0][1]))
+                    else:
+                        gone.setdefault(stream, []).append(mid)
             # A stream whose page was not full has no more pending entries.
-            positions = {s: p for s, p in positions.items() if seen.get(s, 0) >= count}
+            starts = {st: "(" + pages[st][-1] for st in order if len(pages[st]) >= count}
         if gone:
             pipe = self.redis.pipeline(transaction=False)
             for stream, ids in gone.items():

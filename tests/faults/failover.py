@@ -20,7 +20,10 @@ For the worst moments the sentinels watch the first primary through the fault pr
 ``read``       just after it answered a delivery's read with entries (the reply never arrives);
 ``partition``  cut the primary off from both replicas (raw proxies on their replication links) for
                ``partition_s``: the sentinels still see it, so no failover; nothing may be
-               acknowledged meanwhile, and all goes on after the cut heals.
+               acknowledged meanwhile, and all goes on after the cut heals;
+``cluster``    no Sentinel: a Redis Cluster of three masters with a replica each
+               (:mod:`tests.faults.cluster_failover`), a master SIGKILLed at random moments
+               (``kills`` times) and its replica promoted by the cluster itself.
 
 A killed primary is started again a second later (as a supervisor would) and the sentinels make it a
 replica of the new one.  Then the run waits for quiescence and accounts as the chaos run does
@@ -51,7 +54,7 @@ from tests.faults.proxy import Proxy, command, evalsha, has_entries, xreadgroup
 from tests.faults.redis_server import RedisServer
 from tests.faults.replicated import Replicated
 
-FAULTS = ("random", "xadd", "append", "read", "partition")
+FAULTS = ("random", "xadd", "append", "read", "partition", "cluster")
 
 
 @dataclass
@@ -119,6 +122,10 @@ class FailoverRun(Run):
             for sen in self.redis.sentinels:
                 sen.watch(self.proxy.port)
         await asyncio.to_thread(self.redis.start)
+        await self._start_roles()
+
+    async def _start_roles(self) -> None:
+        """The platform's receiver, the webhook role and the workers, on the store as :meth:`env` says."""
         url = await self.receiver.start()
         platforms = [{"name": PLATFORM, "secrets": [SECRET], "callback_url": url}]
         env = self.env(CINQ_WEBHOOK_PLATFORMS=json.dumps(platforms), CINQ_WEBHOOK_PORT=str(self.port),
@@ -146,6 +153,12 @@ class FailoverRun(Run):
         for link in self.links:
             await link.close()
         await asyncio.to_thread(self.redis.stop)
+
+    async def side_client(self) -> Any:
+        """A client of the store as it is now (the accounting reads through it)."""
+        primary = await asyncio.to_thread(self.redis.primary_now)
+        assert primary is not None
+        return aioredis.from_url(primary.url)
 
     # -- the people ------------------------------------------------------------------------------
 
@@ -288,7 +301,12 @@ async def run(*, fault: str = "random", tables: int = 30, seed: int = 36, drive_
     """One run (see the module docstring); returns its report."""
     assert fault in FAULTS, fault
     report = FailoverReport(seed=seed, tables=tables, fault=fault)
-    r = FailoverRun(seed, workdir, fault, stall_s)
+    if fault == "cluster":
+        from tests.faults.cluster_failover import ClusterRun
+
+        r: FailoverRun = ClusterRun(seed, workdir, stall_s)
+    else:
+        r = FailoverRun(seed, workdir, fault, stall_s)
     side: Any = None
     try:
         await r.start()
@@ -311,9 +329,7 @@ async def run(*, fault: str = "random", tables: int = 30, seed: int = 36, drive_
             tail = time.monotonic() + quiesce_s
             await asyncio.gather(*(r.leave(session, i, tail) for i in sorted(r.opened)))
         await striking
-        primary = await asyncio.to_thread(r.redis.primary_now)
-        assert primary is not None
-        side = aioredis.from_url(primary.url)
+        side = await r.side_client()
         report.quiesced = await _quiesce(r, side, quiesce_s)
         await account(report, side, r.keys, r.acked, r.receiver.first_at)
         report.requests, report.attempts = len(r.acked) + len(r.unacked), r.attempts

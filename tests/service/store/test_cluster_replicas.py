@@ -55,7 +55,10 @@ class Cluster:
     replica_of: dict[int, subprocess.Popen[bytes]]
 
 
-def _replicas_by_master(port: int, procs: list[subprocess.Popen[bytes]]) -> dict[int, subprocess.Popen[bytes]]:
+Procs = list[subprocess.Popen[bytes]]
+
+
+def _replicas_by_master(port: int, procs: Procs) -> dict[int, subprocess.Popen[bytes]]:
     """Which process is the replica of which master (``redis-cli --cluster create`` pairs them)."""
     by_port = {int(p.args[2]): p for p in procs}  # type: ignore[index]  (["redis-server", "--port", N, ...])
     c = redis.Redis(port=port)
@@ -120,14 +123,16 @@ async def test_every_role_runs_on_the_cluster_and_each_replica_holds_what_its_ma
     s = _settings()
     gw = Gateway(cluster, s)
     workers = [Worker(cluster, s, name=f"crw{i}") for i in range(2)]
-    delivery = Delivery(cluster, s, "cl", "d1", options=DeliveryOptions(partitions=2, lease_ms=600, block_ms=50))
+    delivery = Delivery(cluster, s, "cl", "d1",
+                        options=DeliveryOptions(partitions=2, lease_ms=600, block_ms=50))
     got: list[Message] = []
 
     async def handler(m: Message) -> None:
         got.append(m)
 
     stop = asyncio.Event()
-    tasks = [asyncio.create_task(w.run()) for w in workers] + [asyncio.create_task(delivery.run(handler, stop))]
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    tasks.append(asyncio.create_task(delivery.run(handler, stop)))
     n = 9
     rooms = [Room(platform="cl", chat=f"r{i}", kind="private") for i in range(n)]
     people = [Player(platform="cl", user=f"u{i}", name=f"U{i}") for i in range(n)]

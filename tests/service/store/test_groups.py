@@ -61,6 +61,28 @@ async def test_own_pending_finds_what_a_lost_read_delivered(any_redis):
     assert [f[b"m"] for _, _, f in mine] == [b"0", b"1", b"2", b"3", b"4"]
 
 
+async def test_reading_own_pending_again_is_not_a_delivery(any_redis):
+    # A store outage re-reads a worker's pending commands at every retry: were each re-read counted,
+    # an acknowledged command would soon look like one that kills workers and go to the dead letters.
+    await _fill(any_redis, 3)
+    g = Group(any_redis, "g", "me")
+    await g.create(["s"])
+    got = await g.read(["s"], 3)
+    for _ in range(10):
+        assert [m for _, m, _ in await g.own_pending(["s"], count=2)] == [m for _, m, _ in got]
+    assert [await g.times_delivered("s", m) for _, m, _ in got] == [1, 1, 1]
+
+
+async def test_own_pending_acknowledges_entries_deleted_meanwhile(any_redis):
+    ids = await _fill(any_redis, 3)
+    g = Group(any_redis, "g", "me")
+    await g.create(["s"])
+    await g.read(["s"], 3)
+    await any_redis.xdel("s", ids[1])
+    assert [f[b"m"] for _, _, f in await g.own_pending(["s"], count=10)] == [b"0", b"2"]
+    assert await g.pending(["s"]) == 2
+
+
 async def test_claim_and_dead_letter(any_redis):
     await _fill(any_redis, 3)
     g = Group(any_redis, "g", "heir")
