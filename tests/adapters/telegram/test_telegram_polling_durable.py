@@ -39,7 +39,7 @@ from tests.faults.redis_server import RedisServer, require_binary
 
 PERSON = 4242
 ANA = User(id=PERSON, is_bot=False, first_name="Ana", language_code="en")
-SECRETS = ["a-test-secret-for-shutdown"]  # the Role's CINQ_TOKEN_SECRETS
+SECRETS = ["a-test-secret-for-shutdown-0123456789ab"]  # the Role's CINQ_TOKEN_SECRETS
 
 
 def _update(update_id: int, **kw: Any) -> dict[str, Any]:

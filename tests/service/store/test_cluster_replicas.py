@@ -214,7 +214,8 @@ async def test_no_replica_wait_on_a_cluster_with_replicas_is_refused_in_one_line
     assert await cluster_unsafe(cluster, _settings(redis_min_replicas=1)) is None
     # The role itself, as a process: it stops at once with that one line.
     env = {**os.environ, "REDIS_URL": replicated_cluster.url, "CINQ_REDIS_CLUSTER": "true",
-           "CINQ_REDIS_MIN_REPLICAS": "0", "CINQ_TOKEN_SECRETS": '["a-real-secret-for-this-test"]',
+           "CINQ_REDIS_MIN_REPLICAS": "0",
+           "CINQ_TOKEN_SECRETS": '["a-real-secret-for-this-test-0123456789abcdef"]',
            "CINQ_HTTP_PORT": "0", "CINQ_KEY_PREFIX": f"test:{secrets.token_hex(4)}:"}
     done = subprocess.run([sys.executable, "-c", "from service.ops.cli import main; raise SystemExit(main())",
                            "worker"], env=env, capture_output=True, text=True, timeout=120,
