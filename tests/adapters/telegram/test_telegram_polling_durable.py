@@ -29,9 +29,9 @@ from aiogram.types import CallbackQuery, Chat, Message, Update, User
 from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.presses import command_id
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.store.keys import Keys
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.adapters.telegram.fake_api import FakeTelegram, Shown
 from tests.adapters.telegram.test_telegram_shutdown import Role
 from tests.faults.proxy import Proxy, command
@@ -95,7 +95,7 @@ async def test_a_press_killed_before_its_command_is_stored_is_received_again_and
                        token_secrets=SECRETS, block_ms=20, claim_idle_ms=500)
     keys = Keys.of(service)
     r = aioredis.from_url(server.url)
-    worker = Worker(r, service, name="w-poll")
+    worker = worker_for(r, service, name="w-poll")
     working = asyncio.create_task(worker.run())
     fake = FakeTelegram()
     await fake.start()
@@ -106,7 +106,7 @@ async def test_a_press_killed_before_its_command_is_stored_is_received_again_and
     try:
         await role.start()
         fake.push(_text(1, "/play cinquillo"))
-        table = Gateway(r, service).table_for(f"tg:m:{PERSON}:1")
+        table = Gateway(r, service, keys).table_for(f"tg:m:{PERSON}:1")
         found: tuple[Shown, str] | None = None
 
         async def my_turn() -> bool:

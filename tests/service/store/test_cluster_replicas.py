@@ -33,6 +33,7 @@ from redis.asyncio.cluster import RedisCluster
 from service.domain.identities import Player, Room
 from service.domain.tables.replay import verify
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.outbox import Message
 from service.store.connection import cluster_unsafe
@@ -40,7 +41,6 @@ from service.store.keys import Keys
 from service.store.replicas import NotReplicated, Replicas
 from service.store.repository import history, load
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.faults.redis_server import REQUIRE_REAL
 from tests.service.support import SECRET
 from tools import local_cluster
@@ -121,9 +121,9 @@ async def _waits(cluster: RedisCluster) -> dict[str, int]:
 
 async def test_every_role_runs_on_the_cluster_and_each_replica_holds_what_its_master_acknowledged(cluster):
     s = _settings()
-    gw = Gateway(cluster, s)
-    workers = [Worker(cluster, s, name=f"crw{i}") for i in range(2)]
-    delivery = Delivery(cluster, s, "cl", "d1",
+    gw = Gateway(cluster, s, Keys.of(s))
+    workers = [worker_for(cluster, s, name=f"crw{i}") for i in range(2)]
+    delivery = Delivery(cluster, s, "cl", "d1", keys=Keys.of(s),
                         options=DeliveryOptions(partitions=2, lease_ms=600, block_ms=50))
     got: list[Message] = []
 
@@ -186,7 +186,7 @@ def _replica_port(cluster: RedisCluster, master_port: int) -> int:
 async def test_a_silent_replica_holds_back_every_acknowledgement(cluster, replicated_cluster):
     s = _settings(redis_replica_timeout_ms=300)
     keys = Keys.of(s)
-    gw = Gateway(cluster, s)
+    gw = Gateway(cluster, s, keys)
     # A table whose events live on another master than the one whose replica stops answering.
     silent = next(iter(replicated_cluster.replica_of))
     person = Player(platform="cl", user="s1", name="S1")

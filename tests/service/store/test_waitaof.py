@@ -19,10 +19,10 @@ import redis.asyncio as aioredis
 
 from service.domain.identities import Player, Room
 from service.foundation.settings import Settings
+from service.ops.runtime import worker_for
 from service.store.keys import Keys
 from service.store.replicas import NotReplicated, Replicas
 from service.write.gateway import Gateway
-from service.write.worker import Worker
 from tests.faults.redis_server import waitaof_binary
 from tests.faults.replicated import Replicated
 from tests.service.support import seeds, settings
@@ -87,7 +87,8 @@ async def test_a_replica_that_keeps_no_aof_never_confirms_a_write(tmp_path):
         for aof in (True, False):
             # WAITAOF waits its whole bound in vain (300 ms); WAIT returns as soon as the replica has it.
             bound = 300 if aof else 30_000
-            gateway = Gateway(primary, replicated(redis_replica_timeout_ms=bound, redis_waitaof=aof))
+            s = replicated(redis_replica_timeout_ms=bound, redis_waitaof=aof)
+            gateway = Gateway(primary, s, Keys.of(s))
             submit = gateway.submit("/play cinquillo", user=ANA, room=HOME, command_id=f"c-{aof}")
             if aof:
                 with pytest.raises(NotReplicated):
@@ -101,7 +102,7 @@ async def test_a_replica_that_keeps_no_aof_never_confirms_a_write(tmp_path):
 
 async def test_a_command_is_acknowledged_only_once_fsynced_on_the_replica_and_applied_once(pair, primary):
     s = replicated(redis_replica_timeout_ms=30_000)
-    gateway = Gateway(primary, s)
+    gateway = Gateway(primary, s, Keys.of(s))
     proc = pair.replicas[0].proc
     assert proc is not None
     proc.send_signal(signal.SIGSTOP)
@@ -113,7 +114,7 @@ async def test_a_command_is_acknowledged_only_once_fsynced_on_the_replica_and_ap
         proc.send_signal(signal.SIGCONT)
     await submit
     table = gateway.table_for("c1")
-    worker = Worker(primary, s, name="w1", seeds=seeds(), timers=False)
+    worker = worker_for(primary, s, name="w1", seeds=seeds(), timers=False)
     replica = aioredis.from_url(pair.replicas[0].url)
     try:
         await worker.setup()
