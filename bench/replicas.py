@@ -49,6 +49,8 @@ async def main(n_tables: int, n_commands: int, seconds: float, rounds: int) -> N
             await pipeline.clean(r)
             setup = pipeline.timed_worker(r, modes["no wait"], timers=False)
             tables = await pipeline.setup_tables(r, modes["no wait"], n_tables, setup)
+            if setup.thinker is not None:
+                setup.thinker.close()
             results: dict[str, list[tuple[float, float, float]]] = {m: [] for m in modes}
             rate = None
             for n in range(rounds):
@@ -59,6 +61,8 @@ async def main(n_tables: int, n_commands: int, seconds: float, rounds: int) -> N
                     rate = rate or tput  # the same offered load for both: half the first no-wait rate
                     p50, p99 = _q(await pipeline.latency(w, r, tables, rate / 2, seconds))
                     results[mode].append((tput, p50, p99))
+                    if w.thinker is not None:
+                        w.thinker.close()
                     print(f"round {n + 1} {mode:>15}: {tput:7.0f} commands/s; at {rate / 2:.0f} commands/s "
                           f"p50 {p50:.2f} ms, p99 {p99:.2f} ms", flush=True)
             med = {m: tuple(statistics.median(x[i] for x in v) for i in range(3)) for m, v in results.items()}

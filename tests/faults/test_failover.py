@@ -1,6 +1,7 @@
 """Lose the Redis machine and lose nothing acknowledged (issue 36): one run per fault of
-:mod:`tests.faults.failover` on a real Sentinel deployment (a primary, two replicas, three sentinels),
-private matches played over signed HTTP by real ``cinq worker`` and ``cinq webhook`` processes.
+:mod:`tests.faults.failover` on a real Sentinel deployment (a primary, two replicas, three sentinels)
+or, for ``cluster``, a real Redis Cluster (three masters with a replica each), private matches played
+over signed HTTP by real ``cinq worker`` and ``cinq webhook`` processes.
 
 After each: nothing acknowledged lost, nothing applied twice, nothing shown and then undone, every
 callback delivered, every replay exact, no table version drawn over a newer one in any chat, and the
