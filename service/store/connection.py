@@ -83,7 +83,9 @@ async def cluster_unsafe(redis: Any, settings: Any) -> str | None:
 
     if not isinstance(redis, RedisCluster) or settings.redis_min_replicas > 0:
         return None
-    nodes = await redis.cluster_nodes()  # {address: {"flags": "myself,master" / "slave" / "slave,fail", ...}}
+    # {address: {"flags": "myself,master" / "slave" / "slave,fail", ...}}, asked of a primary (a random
+    # node may be a replica that hangs).
+    nodes = await redis.execute_command("CLUSTER NODES", target_nodes=redis.get_default_node())
     flags = [str(node.get("flags", "")).split(",") for node in nodes.values()]
     replicas = sum(1 for f in flags if "slave" in f and "fail" not in f)
     if not replicas:

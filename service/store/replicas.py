@@ -79,7 +79,8 @@ class Replicas:
         self._aof_local = None
         if not self.aof:
             return
-        node = self.redis.get_random_node() if self.cluster else None
+        # A primary: a random node may be a replica, and one that hangs would hang this call.
+        node = self.redis.get_default_node() if self.cluster else None
         kw = {"target_nodes": node} if node is not None else {}
         info = await self.redis.execute_command("INFO", "server", **kw)
         version = info.get("redis_version", "0") if isinstance(info, dict) else "0"

@@ -210,7 +210,8 @@ async def test_a_silent_replica_holds_back_every_acknowledgement(cluster, replic
 
 async def test_no_replica_wait_on_a_cluster_with_replicas_is_refused_in_one_line(cluster, replicated_cluster):
     unsafe = await cluster_unsafe(cluster, _settings(redis_min_replicas=0))
-    assert unsafe is not None and "3 replica(s)" in unsafe and "CINQ_REDIS_MIN_REPLICAS" in unsafe
+    # (Three replicas; one the previous test stopped for a moment may still be marked failing.)
+    assert unsafe is not None and " replica(s) but CINQ_REDIS_MIN_REPLICAS is 0" in unsafe
     assert await cluster_unsafe(cluster, _settings(redis_min_replicas=1)) is None
     # The role itself, as a process: it stops at once with that one line.
     env = {**os.environ, "REDIS_URL": replicated_cluster.url, "CINQ_REDIS_CLUSTER": "true",
@@ -222,7 +223,8 @@ async def test_no_replica_wait_on_a_cluster_with_replicas_is_refused_in_one_line
                           cwd=Path(__file__).resolve().parents[3])
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
-    assert lines[-1].startswith("cinq: refusing to start: the Redis Cluster has 3 replica(s)"), done.stderr
+    assert lines[-1].startswith("cinq: refusing to start: the Redis Cluster has "), done.stderr
+    assert lines[-1].endswith("set CINQ_REDIS_MIN_REPLICAS=1"), done.stderr
 
 
 async def _true(v: bool) -> bool:
