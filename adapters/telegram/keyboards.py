@@ -55,6 +55,9 @@ def _rows(buttons: list[tuple[str, str, str]]) -> Rows:
 def move_keyboard(msg: Message) -> Content:
     """The buttons of a hand message (``Content`` without text): its rows, and its pages if any."""
     loc, game = msg.locale, msg.game
+    others = [a for a in msg.actions if a.kind in ("rematch", "accept", "decline")]
+    if others:  # no move: the end's "Play again", a rematch's invitation
+        return Content("", _rows([(label(game, a, loc), "data", a.token) for a in others]))
     plays = [(label(game, a, loc), "data", a.token) for a in msg.actions if a.move != "pass"]
     passes = tuple((label(game, a, loc), "data", a.token) for a in msg.actions if a.move == "pass")
     tail = (passes,) if passes else ()

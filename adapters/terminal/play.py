@@ -102,7 +102,10 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
                 round_shown = round_shown or bool(m.outcome and m.outcome.get("round"))
             elif m.kind == "match_over":
                 screen.end(m, me=seat, checked=await _checked(rt, m.table))
-                return 0
+                if auto or not await _again(rt, reader, me, room, stdin, say, locale, msgs):
+                    return 0
+                hand, started, round_shown = None, True, False  # the rematch's messages come next
+                break
             elif m.kind in ("reply", "replay"):
                 say(m.text)
                 if m.kind == "reply" and not started:
@@ -151,6 +154,31 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             elif text:
                 await rt.gateway.submit(f"/move {text}", user=me, room=room)
                 break
+
+
+YES = frozenset({"y", "yes", "s", "si", "sí"})
+
+
+async def _again(rt: Any, reader: OutboxReader, me: Player, room: Room, stdin: IO[str], say: Any, locale: str,
+                 msgs: list[Message]) -> bool:
+    """At the end: play again with the same players?  The service's rematch, through the end's own
+    "Play again" action (it comes with the player's last message of the match)."""
+    ends = [m for m in msgs if m.kind == "hand" and any(a.move == "rematch" for a in m.actions)]
+    for _ in range(25):  # the end's hand message is written with the match_over: at most a moment
+        if ends:
+            break
+        ends = [m for m in await reader.read(block_ms=200) if _for_me(m, me, room) and m.kind == "hand"
+                and any(a.move == "rematch" for a in m.actions)]
+    if not ends:
+        return False
+    say(translate(locale, "terminal.again").rstrip())
+    line = await asyncio.to_thread(stdin.readline)
+    if line.strip().lower() not in YES:
+        say(translate(locale, "terminal.bye"))
+        return False
+    action = next(a for a in ends[-1].actions if a.move == "rematch")
+    await rt.gateway.submit(user=me, room=room, token=action.token)
+    return True
 
 
 async def _ask(hand: Message, stdin: IO[str], say: Any, locale: str) -> str:

@@ -17,6 +17,7 @@ forged or expired credential gets 401, a move by a spectator or with another tab
   Telegram Mini App opened without a table, ``"init_data"``: the deal of the day
   (:mod:`service.daily`): the person's attempt (a link to it) or, once played, their standing;
 - ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end);
+- ``GET /api/next?k=`` the viewer's link to their table's rematch, once someone asked for it;
   403 ``embargoed`` while other tables still play its deal (a tournament round's: G-1,
   :mod:`service.domain.embargo`), as ``/api/state`` and ``/api/events`` are for anyone not seated
   at such a table;
@@ -160,6 +161,18 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
                                                for m in msgs]},
                                  headers=_SECURITY_HEADERS)
 
+    async def next_table(request: web.Request) -> web.Response:
+        """The viewer's link to the rematch of their table, once someone asked for it: the same person
+        (or a spectator), another table; what they see there is the watch's to say, as on any."""
+        v = await viewer(request)
+        following = await watch.rematch_of(v.table)
+        if following is None:
+            raise refusal(404, "no_rematch", v.locale)
+        who = v.person
+        k = issue_link(secrets[0], table=following, expires=clock() + ws.session_ttl_s,
+                       platform=who.platform if who else None, user=who.user if who else None)
+        return web.json_response({"k": k, "table": following}, headers=_SECURITY_HEADERS)
+
     async def events(request: web.Request) -> web.StreamResponse:
         v = await viewer(request)
         after = request.headers.get("Last-Event-ID") or request.query.get("after") or ""
@@ -288,6 +301,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_post("/api/session", session)
     app.router.add_get("/api/state", state)
     app.router.add_get("/api/events", events)
+    app.router.add_get("/api/next", next_table)
     app.router.add_post("/api/move", move)
     app.router.add_post("/api/daily", daily)
     app.router.add_get("/api/replay/{table}", replay)

@@ -109,8 +109,8 @@ class Button(BaseModel):
     label: str
     token: str
     kind: str | None = Field(default=None, description="what kind of move it is, to group a turn's choices: "
-                             "pass, card (Cinquillo), single, group, run or add (535); null for a button "
-                             "that is no move (a board's)")
+                             "pass, card (Cinquillo), single, group, run or add (535); rematch (the end's "
+                             "Play again), accept or decline (a rematch's invitation); null for a board's")
 
 
 class ToChat(BaseModel):

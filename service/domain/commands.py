@@ -130,6 +130,23 @@ class DailyTable(_Request):
     until: float
 
 
+class Rematch(_Request):
+    """A finished table's rematch, from the worker (service.write.finishing) once a person asked for it
+    (``RematchAsked`` on table ``of``): the first creates the table with the same game, options, turn
+    timer, rooms and seats (``seats``: per seat ``{"player": {...}, "locale": ...}`` or ``{"bot":
+    level}``; the asker seated, the other people's seats kept for them), a later one seats its person
+    in the seat kept for them.  No chat command or button makes it."""
+
+    name: Literal["rematch"]
+    of: str
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    turn_seconds: float = 0.0
+    seats: list[dict[str, Any]]
+    rooms: list[Room] = Field(default_factory=list)
+    room_people: list[Player | None] = Field(default_factory=list)
+
+
 class Plain(_Request):
     """A command without arguments."""
 
@@ -144,11 +161,12 @@ class Unknown(_Request):
     error: str | None = None
 
 
-Typed = Create | Join | Bots | Kick | SetOptions | Move | Press | Tick | SeatTable | DailyTable | Plain
+Typed = Create | Join | Bots | Kick | SetOptions | Move | Press | Tick | SeatTable | DailyTable | Rematch \
+    | Plain
 Request = Annotated[Typed, Field(discriminator="name")]
 _REQUEST: TypeAdapter[Typed] = TypeAdapter(Request)
 _KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Press, Tick, SeatTable,
-                                 DailyTable, Plain)
+                                 DailyTable, Rematch, Plain)
                    for n in get_args(m.model_fields["name"].annotation))
 
 # The commands that create their table (every other one is for a table that exists).
@@ -198,8 +216,8 @@ class TableCommand(BaseModel):
     @property
     def creates_table(self) -> bool:
         """Whether this command creates its table (``/new``, ``/play``, a tournament's table, a daily
-        deal's)."""
-        return isinstance(self._request, Create | SeatTable | DailyTable)
+        deal's, a rematch: the first one creates it, a later one finds it made)."""
+        return isinstance(self._request, Create | SeatTable | DailyTable | Rematch)
 
     def dumps(self) -> str:
         """The JSON form written to the stream."""

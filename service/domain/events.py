@@ -41,6 +41,9 @@ class TableCreated(Event):
     # A deal shared with other tables (a deal of the day): what shows it waits until the embargo
     # lifts (service.domain.embargo).  A tournament's table has one implicitly, from ``tournament``.
     embargo: Embargo | None = None
+    # A rematch: the finished table whose people, options and seats this one repeats (its seats are
+    # reserved for them: SeatReserved; the match starts once they accept or AI players take them).
+    rematch_of: str | None = None
 
     @property
     def posts_in_room(self) -> bool:
@@ -101,12 +104,29 @@ class MovePlayed(Event):
 
 
 class SeatTakenByBot(Event):
-    """An AI player took over a seat of a running match (its player left, or let the timer run out)."""
+    """An AI player took over a seat of a running match (its player left, or let the timer run out),
+    or a rematch's seat whose person said no (``declined``) or did not answer in time (``no_answer``)."""
 
     seat: int
     level: str
-    reason: Literal["left", "timeouts"]
+    reason: Literal["left", "timeouts", "declined", "no_answer"]
     player: Player | None = None
+
+
+class RematchAsked(Event):
+    """A person of a finished match asked to play again with the same people, options and seats: the
+    rematch is table ``table`` (the first ask creates it; later asks accept its seat there)."""
+
+    by: Player
+    table: str
+
+
+class SeatReserved(Event):
+    """A rematch's seat kept for the person who had it (``invited`` until they accept)."""
+
+    seat: int
+    player: Player
+    locale: str
 
 
 class MatchFinished(Event):
@@ -145,7 +165,8 @@ class OptionsChanged(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (TableCreated, RoomAttached, PlayerJoined, PlayerLeft, BotsAdded, MatchStarted,
-                MovePlayed, SeatTakenByBot, MatchFinished, TableCancelled, PlayerKicked, OptionsChanged)
+                MovePlayed, SeatTakenByBot, MatchFinished, TableCancelled, PlayerKicked, OptionsChanged,
+                RematchAsked, SeatReserved)
 }
 
 

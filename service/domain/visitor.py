@@ -97,3 +97,9 @@ class EventVisitor(Visitor[T, R]):
 
     def options_changed(self, e: ev.OptionsChanged, t: T) -> R:
         return self.other(e, t)
+
+    def rematch_asked(self, e: ev.RematchAsked, t: T) -> R:
+        return self.other(e, t)
+
+    def seat_reserved(self, e: ev.SeatReserved, t: T) -> R:
+        return self.other(e, t)

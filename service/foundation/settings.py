@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     # A person whose only move is to pass passes after this many seconds, on every platform (0: they
     # pass themselves): nobody taps to pass when there is nothing else to do.
     auto_pass_s: float = Field(default=1.5, ge=0)
+    # A rematch waits this long (since its last change) for its people to accept; then AI players take
+    # the seats of those who did not answer, and the match starts.
+    rematch_wait_s: float = Field(default=60.0, gt=0)
     # A lobby nobody joined, left or changed for this long closes itself (0: lobbies never expire), so
     # that a table someone opened and forgot does not stay in Redis for ever.
     lobby_idle_s: float = Field(default=21_600.0, ge=0)

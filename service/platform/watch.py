@@ -121,6 +121,11 @@ class Watch:
                 for m in current_messages(t, person, self.secret, locale, lifted=lifted,
                                                  auto_pass=self.settings.auto_pass_s > 0)]
 
+    async def rematch_of(self, table: str) -> str | None:
+        """The rematch of a finished table, once someone asked for it (None: none, or no such table)."""
+        t = await repository.load(self.store, table)
+        return t.rematch if t is not None else None
+
     async def seat_of(self, table: str, person: Player) -> int | None:
         """The seat ``person`` plays at the table now (None: not seated, or no such table)."""
         t = await repository.load(self.store, table)

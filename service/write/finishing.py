@@ -9,9 +9,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from service.domain.commands import Create, TableCommand
+from service.domain.commands import Create, Press, Rematch, TableCommand
 from service.domain.events import MatchFinished
-from service.domain.tables.state import FINISHED, RUNNING
+from service.domain.tables import rematch
+from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
 from service.store import doorbell
@@ -82,8 +83,13 @@ class Finisher:
                             if isinstance(ev, MatchFinished):  # before the ack: see service.write.match_end
                                 match_end.queue(pipe, self.keys, t, ev.result, o.at)
                                 self._remember_finished(t.id)
-                    if o.outcome.startswith("refused") and cmd.creates_table:
+                    if o.outcome.startswith("refused") and cmd.creates_table and not isinstance(
+                            cmd.request, Rematch):
                         self._unindex_room(pipe, cmd)
+                    asked = t is not None and t.rematch is not None and _asks_rematch(cmd)
+                    if asked and t is not None and cmd.actor is not None and not o.outcome.startswith(
+                            "refused"):
+                        self._rematch(pipe, t, cmd, now)
                 self._log(cmd, o.version, o.outcome, now)
             if b.append is not None and t is not None and t.status == RUNNING:
                 mover = t.to_move()
@@ -118,6 +124,17 @@ class Finisher:
         while len(self._finished) > FINISHED_MEMORY:
             self._finished.popitem(last=False)
 
+    def _rematch(self, pipe: Any, t: Table, cmd: TableCommand, now: float) -> None:
+        """Hand a finished table's rematch the ask of ``cmd``'s person: the first makes it, a later
+        one seats its person (service.domain.tables.rematch).  Its id is the person's at that
+        rematch, so an ask handed twice (a repeated press, a redelivery) is acted on once."""
+        assert t.rematch is not None and cmd.actor is not None
+        req = rematch.request(t, cmd.actor)
+        ask = TableCommand(id=f"rematch:{t.rematch}:{cmd.actor.platform}:{cmd.actor.user}", table=t.rematch,
+                           name="rematch", args=req.model_dump(exclude={"name"}, mode="json"),
+                           actor=cmd.actor, room=cmd.room, locale=cmd.locale, at=now)
+        pipe.xadd(self.keys.commands_for(t.rematch), {"c": ask.dumps()})
+
     def _unindex_room(self, pipe: Any, cmd: TableCommand) -> None:
         """A refused /new or /play: the room shows again the table it showed before the gateway
         pointed it at the new id (unless something else has been pointed at it since), and the
@@ -145,3 +162,9 @@ class Finisher:
             observe(cmd, version, outcome, now)
         self.log.info("command", table=cmd.table, command=cmd.name, id=cmd.id,
                       version=version, outcome=outcome, ms=round(took * 1000, 2))
+
+
+def _asks_rematch(cmd: TableCommand) -> bool:
+    """Whether ``cmd`` is a person's "Play again" on a finished table (its seat's rematch action)."""
+    req = cmd.request
+    return isinstance(req, Press) and req.move == rematch.REMATCH

@@ -16,7 +16,7 @@ from typing import Any
 from service.domain.commands import TableCommand
 from service.domain.events import Stored, encode
 from service.domain.messages import Wire, wire_json
-from service.domain.tables import daily_table, notify
+from service.domain.tables import daily_table, notify, rematch
 from service.domain.tables.decide import Context, Decision, Refused, decide, only_pass
 from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
@@ -137,7 +137,8 @@ class Planner:
         ctx.__dict__.update(now=self.clock(), new_seed=self.seeds, choose_move=self.choose_move,
                             token_secrets=self.secrets, turn_seconds=s.turn_seconds,
                             timeouts_to_bot=s.timeouts_to_bot, bot_level=s.bot_level,
-                            lobby_idle_s=s.lobby_idle_s, auto_pass_s=s.auto_pass_s, lifted=lifted)
+                            lobby_idle_s=s.lobby_idle_s, auto_pass_s=s.auto_pass_s,
+                            rematch_wait_s=s.rematch_wait_s, lifted=lifted)
         return ctx
 
     def plan(self, b: TableBatch, history: list[Stored] | None = None) -> None:
@@ -218,7 +219,9 @@ class Planner:
         if t is None:
             return None
         if t.status == LOBBY:
-            closes = idle_deadline(t, self.settings.lobby_idle_s)  # decide's tick closes it then
+            # decide's tick closes a forgotten lobby then, or seats AI players where a rematch waits
+            closes = rematch.deadline(t, self.settings.rematch_wait_s) or idle_deadline(
+                t, self.settings.lobby_idle_s)
             return None if closes is None else closes * 1000
         if t.status != RUNNING:
             return None

@@ -80,6 +80,8 @@
   // --- what arrives ---------------------------------------------------------------------------
   function take(m) {
     if (m.to === "room" && (m.kind === "table" || m.kind === "match_over")) {
+      // After the end (someone asks for a rematch), the end's standings stay what the page shows.
+      if (S.room && S.room.outcome && S.room.outcome.standings.over && !m.outcome) m.outcome = S.room.outcome;
       if (!S.room || m.version >= S.room.version) S.room = m;
       // Opened mid-match: the round's moves so far (the newest first, as the live ones come).
       if (m.recent && !S.seen.has(m.id)) log(m.recent.map(([s, w]) => `${nameOf(s)}: ${w}`).reverse(), true);
@@ -121,7 +123,7 @@
     const v = view();
     if (!v) return;
     const game = v.game;
-    if (!game) { lobby(v); return; }
+    if (!game || v.status) { lobby(v); return; }  // a lobby (or a closed one): no engine view yet
     $("title").textContent = tr(`web.game.${game}`);
     const seat = me();
     const mover = v.over ? null : v.to_move;
@@ -405,6 +407,31 @@
     const a = $("over-replay");
     a.textContent = tr("web.replay");
     a.href = `/replay/${S.table}?lang=${S.i18n.locale}`;
+    // The service's rematch: the same people, options and seats; the page follows it when it exists.
+    const again = S.hand && (S.hand.actions || []).find((x) => x.kind === "rematch");
+    if (again && !$("over-again")) {
+      const btn = document.createElement("button");
+      btn.type = "button";
+      btn.id = "over-again";
+      btn.className = "move";
+      btn.textContent = again.label;
+      btn.addEventListener("click", () => { btn.disabled = true; S.overClosed = false; send(again, true); follow_rematch(); });
+      $("over-body").parentElement.querySelector(".links").prepend(btn);
+    }
+  }
+  async function follow_rematch() {
+    // The rematch is made by the service a moment after the press: ask for its link until it is there.
+    for (let i = 0; i < 40; i++) {
+      const r = await fetch(`/api/next?k=${encodeURIComponent(S.k)}`);
+      if (r.ok) {
+        const q = new URLSearchParams(location.search);
+        q.set("k", (await r.json()).k);
+        location.search = q.toString();
+        return;
+      }
+      await r.text();
+      await new Promise((ok) => setTimeout(ok, 300));
+    }
   }
   function closeOver() { S.overClosed = true; $("over").hidden = true; MiniApp.backButton(!$("round").hidden); }
   MiniApp.on("back_button_pressed", () => { if (!$("round").hidden) closeRound(); else if (!$("over").hidden) closeOver(); });
@@ -412,8 +439,11 @@
 
   function lobby(v) {
     $("turn").textContent = tr("web.lobby");
+    const seatName = (i) => (v.seats || [])[i] || tr("web.player", {n: i + 1});
+    const waiting = (v.waiting || []).map(seatName);
     $("board").innerHTML = `<div id="lobby"><p>${esc(tr(`web.game.${v.game || "cinquillo"}`))}</p>` +
-      `<p>${esc(tr("web.players"))}: ${esc((v.seats || []).map((s, i) => s || tr("web.player", {n: i + 1})).join(", "))}</p></div>`;
+      `<p>${esc(tr("web.players"))}: ${esc((v.seats || []).map((s, i) => seatName(i)).join(", "))}</p>` +
+      (waiting.length ? `<p role="status">${esc(tr("web.rematch_waiting", {names: joinNames(waiting)}))}</p>` : "") + "</div>";
   }
 
   // A move brings several messages at once (the room's, the hand's, the AI's reply): the first is
@@ -443,8 +473,8 @@
   setInterval(tick, 1000);
 
   // --- sending ----------------------------------------------------------------------------------
-  async function send(a) {
-    if (S.busy) return;
+  async function send(a, keep) {
+    if (S.busy && !keep) return;
     S.busy = true;
     S.sentAt = clock();
     const id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");

@@ -60,7 +60,16 @@ class _Lines(EventVisitor[Table, "text.Item | None"]):
     def move_played(self, e: ev.MovePlayed, t: Table) -> text.Item | None:
         return text.t(f"table.moved_{e.cause}", name=seat_name(t, e.seat), move=text.move(t.game, e.move))
 
+    def rematch_asked(self, e: ev.RematchAsked, t: Table) -> text.Item | None:
+        return text.t("table.rematch_asked", name=person(e.by), table=e.table)
+
     def table_created(self, e: ev.TableCreated, t: Table) -> text.Item | None:
+        if e.rematch_of is not None:
+            waiting = [person(p) for i in t.waiting_for() if (p := t.seats[i].player) is not None]
+            if waiting:
+                return text.t("table.rematch_created", table=t.id, of=e.rematch_of,
+                              names=text.joined(waiting))
+            return text.t("table.rematch_created_all", table=t.id, of=e.rematch_of)
         return text.t("table.created", table=t.id, game=text.t(f"game.{e.game}"), seats=e.max_seats)
 
     def room_attached(self, e: ev.RoomAttached, t: Table) -> text.Item | None:

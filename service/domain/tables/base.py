@@ -45,6 +45,7 @@ class Context:
     bot_level: str = "easy"
     lobby_idle_s: float = 0.0  # 0: a lobby never closes for being idle
     auto_pass_s: float = 0.0  # a person's only move, a pass, is made for them after this (0: never)
+    rematch_wait_s: float = 60.0  # a rematch waits this long for its people's answers
     # The tables whose shared deal may be shown now (service.domain.embargo; asked of the store before
     # deciding, for the tables a /replay of the batch shows).
     lifted: frozenset[str] = frozenset()

@@ -14,7 +14,7 @@ from service.domain.commands import TableCommand
 from service.domain.embargo import deal_shown, withheld
 from service.domain.identities import Player
 from service.domain.messages import Wire, recipient_wire
-from service.domain.tables import notify
+from service.domain.tables import notify, rematch
 from service.domain.tables.announce import finished_line
 from service.domain.tables.outcome import outcome, round_ended
 from service.domain.tables.state import FINISHED, RUNNING, Table
@@ -54,6 +54,7 @@ def current_messages(t: Table, person: Player | None, secret: bytes, locale: str
     out.add(recipient_wire(), locale, "match_over" if over else "table", lines, view,
             seats=notify.seat_people(t) if over else None, result=shown)
     seat = t.seat_of(person)
-    if running and seat is not None:
+    if seat is not None and (running or (over and rematch.offered(t))):
+        # Their hand, and at the end of a table with a rematch, their "Play again" (notify's end message).
         notify._hand_message(out, t, seat, secret, locale, seat_names=seat_names, result=result)
     return out.messages

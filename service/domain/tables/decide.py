@@ -21,6 +21,7 @@ from service.domain.commands import (
     Move,
     Plain,
     Press,
+    Rematch,
     SeatTable,
     SetOptions,
     TableCommand,
@@ -33,7 +34,7 @@ from service.domain.events import (
     SeatTakenByBot,
     TableCancelled,
 )
-from service.domain.tables import daily_table, lobby
+from service.domain.tables import daily_table, lobby, rematch
 from service.domain.tables.base import (
     Builder,
     Context,
@@ -41,6 +42,7 @@ from service.domain.tables.base import (
     Refused,
     bot_seed,
     commitment,
+    require_creator,
     require_seat,
     require_status,
 )
@@ -79,6 +81,8 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
     match req:
         case Create():
             lobby.create(b, cmd, req, ctx)
+        case Join() if table is not None and table.invited_seat(cmd.actor) is not None:
+            rematch.join(b, cmd, ctx)  # a rematch's person takes the seat kept for them
         case Join():
             lobby.join(b, cmd, req)
         case Bots():
@@ -95,8 +99,15 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
             seat_table(b, cmd, req)
         case DailyTable():
             daily_table.daily_table(b, cmd, req, ctx)
+        case Rematch():
+            rematch.make_or_join(b, cmd, req, ctx)
+        case Plain(name="leave") if table is not None and table.invited_seat(cmd.actor) is not None:
+            rematch.leave(b, cmd, ctx)  # declined
         case Plain(name="leave"):
             lobby.leave(b, cmd, ctx)
+        case Plain(name="start") if table is not None and table.rematch_of and table.waiting_for():
+            require_creator(table, cmd)
+            rematch.no_answer(b, ctx)  # start now: the seats still waiting go to AI players
         case Plain(name="start"):
             lobby.start(b, cmd, ctx)
         case Plain(name="cancel"):
@@ -132,6 +143,12 @@ def _move(b: Builder, cmd: TableCommand, req: Move) -> None:
 
 
 def _action(b: Builder, cmd: TableCommand, req: Press, ctx: Context) -> None:
+    if req.move == rematch.REMATCH and req.seat is not None:
+        rematch.ask(b, cmd, req)  # the end's "Play again": any version of the finished table
+        return
+    if req.move in rematch.ANSWERS and req.seat is not None:
+        rematch.answer(b, cmd, req, ctx)  # a rematch's invitation, answered while it waits
+        return
     if req.move is None or req.seat is None or req.version is None:
         # Written before the gateway opened tokens itself: the token travels in the command.
         try:
@@ -173,6 +190,10 @@ def _tick(b: Builder, req: Tick, ctx: Context) -> None:
     """A deadline fired for the table at ``req.version``: an AI seat's turn, or a turn timer."""
     t = b.t
     if daily_table.expire(b, ctx):  # a daily attempt unfinished when its day's deal may be shown
+        return
+    waited = rematch.deadline(t, ctx.rematch_wait_s)
+    if waited is not None and req.version == t.version and ctx.now >= waited:
+        rematch.no_answer(b, ctx)  # a rematch's people did not all answer in time
         return
     closes = lobby.idle_deadline(t, ctx.lobby_idle_s)
     if closes is not None and req.version == t.version and ctx.now >= closes:

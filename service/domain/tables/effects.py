@@ -25,6 +25,7 @@ class Effects:
     finished: bool = False
     moved: set[int] = field(default_factory=set)
     replaced: set[int] = field(default_factory=set)
+    invited: list[int] = field(default_factory=list)  # a rematch's seats kept for their people
     notices: list[tuple[Player, str, text.Item]] = field(default_factory=list)
 
 
@@ -73,6 +74,9 @@ class _Reader(EventVisitor[Table, None]):
             game, day = found
             self.found.notices.append((t.creator, self.locale_of(0), text.t(
                 "daily.closed", game=text.t(f"game.{game}"), day=daily.day_name(day))))
+
+    def seat_reserved(self, e: ev.SeatReserved, t: Table) -> None:
+        self.found.invited.append(e.seat)
 
     def player_kicked(self, e: ev.PlayerKicked, t: Table) -> None:
         if e.level is not None and e.player is not None:  # an AI player took the seat over

@@ -19,7 +19,7 @@ from service.domain.commands import TableCommand
 from service.domain.embargo import deal_shown, embargo_of, withheld
 from service.domain.identities import Player, Room
 from service.domain.messages import Wire, action_wire, recipient_wire, wire, wire_json, wire_of
-from service.domain.tables import daily_table
+from service.domain.tables import daily_table, rematch
 from service.domain.tables.announce import event_line, names, person, seat_name
 from service.domain.tables.decide import Decision, Refused
 from service.domain.tables.effects import effects
@@ -36,9 +36,13 @@ __all__ = ["Wire", "lobby_view", "messages_for", "names", "refusal_line", "refus
 
 def lobby_view(t: Table) -> dict[str, Any]:
     """The public view of a table with no match running (no cards in it)."""
-    return {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
+    view = {"table": t.id, "game": t.game, "status": t.status, "max_seats": t.max_seats,
             "seats": [s.player.name or s.player.user if s.human and s.player else None for s in t.seats],
             "options": dict(t.options), "turn_seconds": t.turn_seconds}
+    if t.rematch_of is not None:  # a rematch: whose answer it waits for (names are public)
+        view["rematch_of"] = t.rematch_of
+        view["waiting"] = t.waiting_for()
+    return view
 
 
 def turn_deadline(t: Table) -> float | None:
@@ -116,6 +120,10 @@ def _hand_message(out: _Out, t: Table, seat: int, secret: bytes, locale: str,
         lines.append(text.t("table.your_turn"))
         if out.auto_pass and moves == ["pass"]:
             lines.append(text.t("table.auto_pass"))  # decide's tick makes it in a moment
+    elif t.status == FINISHED and rematch.offered(t):
+        # The end: "Play again" with the same people, options and seats (service.domain.tables.rematch).
+        [token] = issue_many(secret, table=t.id, seat=seat, version=t.version, moves=[rematch.REMATCH])
+        actions = [action_wire(move=rematch.REMATCH, token=token)]
     out.add(_to(player=player), locale, "hand", lines, view, actions, result=result)
 
 
@@ -214,6 +222,15 @@ def messages_for(d: Decision, cmd: TableCommand, secret: bytes, *, auto_pass: bo
         # A daily deal's table posts in no room: its start (the commitment) and end go to its person.
         for line in daily_table.reply_lines(t, cmd, fx.started, fx.finished):
             out.add(_to(player=t.seats[0].player), _locale_of(t, 0, cmd), "reply", [line])
+    for seat_no in fx.invited:  # a rematch: each person whose seat it keeps is asked
+        seat = t.seats[seat_no]
+        if seat.player is None:
+            continue
+        moves = [rematch.ACCEPT, rematch.DECLINE]
+        tokens = issue_many(secret, table=t.id, seat=seat_no, version=t.version, moves=moves)
+        out.add(_to(player=seat.player), seat.locale, "reply",
+                [text.t("table.rematch_invite", name=person(t.creator), game=text.t(f"game.{t.game}"))],
+                actions=[action_wire(move=m, token=tok) for m, tok in zip(moves, tokens, strict=True)])
     for player, locale, line in fx.notices:  # a timed-out turn, a seat lost for it
         out.add(_to(player=player), locale, "reply", [line])
     return out.messages

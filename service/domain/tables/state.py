@@ -28,6 +28,8 @@ class Seat:
     bot: str | None = None
     locale: str = "es"
     timeouts: int = 0
+    # A rematch's seat kept for its person, who has not accepted yet (not seated until then).
+    invited: bool = False
 
     @property
     def human(self) -> bool:
@@ -65,6 +67,11 @@ class Table:
     # private room's messages and that person's own land in one chat, and keep one order
     # (service.domain.tables.notify).
     room_people: tuple[Player | None, ...] = ()
+    # A rematch: the finished table it repeats.  On a finished table: its rematch (once asked) and who
+    # asked for it (each person once).
+    rematch_of: str | None = None
+    rematch: str | None = None
+    rematch_by: tuple[Player, ...] = ()
 
     def person_of(self, room: int) -> Player | None:
         """The person whose private chat ``rooms[room]`` is (None: a group, or not known)."""
@@ -76,9 +83,20 @@ class Table:
     def seat_of(self, player: Player | None) -> int | None:
         """The seat a person plays at this table (still as a person), or None."""
         for i, seat in enumerate(self.seats):
-            if seat.human and player is not None and player.same(seat.player):
+            if seat.human and not seat.invited and player is not None and player.same(seat.player):
                 return i
         return None
+
+    def invited_seat(self, player: Player | None) -> int | None:
+        """The rematch's seat kept for ``player`` until they accept, or None."""
+        for i, seat in enumerate(self.seats):
+            if seat.invited and seat.bot is None and player is not None and player.same(seat.player):
+                return i
+        return None
+
+    def waiting_for(self) -> list[int]:
+        """The rematch's seats whose people have not answered yet."""
+        return [i for i, s in enumerate(self.seats) if s.invited and s.bot is None]
 
     def to_move(self) -> int | None:
         """The seat to move, while the match runs."""
@@ -117,7 +135,8 @@ class _Evolve(EventVisitor[Table | None, Table]):
         return Table(id=self.table_id, version=1, game=e.game, options=dict(e.options),
                      max_seats=e.max_seats, creator=e.creator, rooms=(e.room,),
                      locale=e.locale, turn_seconds=e.turn_seconds, turn_since=self.at, embargo=e.embargo,
-                     room_people=(e.creator if e.room.kind == "private" else None,))
+                     room_people=(e.creator if e.room.kind == "private" else None,),
+                     rematch_of=e.rematch_of)
 
     def _next(self, t: Table | None, **changes: Any) -> Table:
         """The table one version on, with ``changes``, for the events that change more than the
@@ -145,7 +164,18 @@ class _Evolve(EventVisitor[Table | None, Table]):
 
     def player_joined(self, e: ev.PlayerJoined, t: Table | None) -> Table:
         t = _known(t)
-        return self._next(t, seats=(*t.seats, Seat(player=e.player, locale=e.locale)))
+        seat = Seat(player=e.player, locale=e.locale)
+        if e.seat < len(t.seats):  # a rematch's invited person takes the seat kept for them
+            return self._next(t, seats=_with_seat(t.seats, e.seat, seat))
+        return self._next(t, seats=(*t.seats, seat))
+
+    def seat_reserved(self, e: ev.SeatReserved, t: Table | None) -> Table:
+        t = _known(t)
+        return self._next(t, seats=(*t.seats, Seat(player=e.player, locale=e.locale, invited=True)))
+
+    def rematch_asked(self, e: ev.RematchAsked, t: Table | None) -> Table:
+        t = _known(t)
+        return self._next(t, rematch=e.table, rematch_by=(*t.rematch_by, e.by))
 
     def player_left(self, e: ev.PlayerLeft, t: Table | None) -> Table:
         t = _known(t)
@@ -209,8 +239,9 @@ def to_snapshot(t: Table) -> dict[str, Any]:
     data["home"] = t.home.model_dump() if t.home else None
     data["embargo"] = t.embargo.model_dump() if t.embargo else None
     data["room_people"] = [p.model_dump() if p else None for p in t.room_people]
+    data["rematch_by"] = [p.model_dump() for p in t.rematch_by]
     data["seats"] = [{"player": s.player.model_dump() if s.player else None, "bot": s.bot,
-                      "locale": s.locale, "timeouts": s.timeouts} for s in t.seats]
+                      "locale": s.locale, "timeouts": s.timeouts, "invited": s.invited} for s in t.seats]
     data["engine"] = engine.snapshot(t.engine) if t.engine is not None else None
     return data
 
@@ -223,7 +254,9 @@ def from_snapshot(data: dict[str, Any]) -> Table:
     d["home"] = Room.model_validate(d["home"]) if d.get("home") else None
     d["embargo"] = Embargo.model_validate(d["embargo"]) if d.get("embargo") else None
     d["room_people"] = tuple(Player.model_validate(p) if p else None for p in d.get("room_people", ()))
+    d["rematch_by"] = tuple(Player.model_validate(p) for p in d.get("rematch_by", ()))
     d["seats"] = tuple(Seat(player=Player.model_validate(s["player"]) if s["player"] else None,
-                            bot=s["bot"], locale=s["locale"], timeouts=s["timeouts"]) for s in d["seats"])
+                            bot=s["bot"], locale=s["locale"], timeouts=s["timeouts"],
+                            invited=s.get("invited", False)) for s in d["seats"])
     d["engine"] = engine.restore(d["engine"]) if d["engine"] is not None else None
     return Table(**d)

@@ -52,8 +52,8 @@ def move_text(game: str | None, move: str, locale: str | None) -> str:
 
     ``game`` may be None: the notations of the two games do not overlap.
     """
-    if move == "pass":
-        return _t(locale, "move.pass")
+    if move in ("pass", "rematch", "accept", "decline"):  # a pass; a rematch's ask and answers
+        return _t(locale, f"move.{move}")
     verb, _, rest = move.partition(" ")
     if verb in ("join", "leave", "start") and not rest:  # a tournament's sign-up button
         return _t(locale, f"tournament.btn.{verb}")
@@ -69,9 +69,10 @@ def move_text(game: str | None, move: str, locale: str | None) -> str:
 def move_kind(game: str | None, move: str) -> str:
     """What kind of move it is, for grouping a turn's choices the same way on every surface:
     ``pass``; a Cinquillo ``card``; a 535 ``single``, ``group`` (cards of one rank), ``run`` or
-    ``add`` (cards put onto the pile to make it longer)."""
-    if move == "pass":
-        return "pass"
+    ``add`` (cards put onto the pile to make it longer); or no move: ``rematch`` (the end's "Play
+    again"), ``accept`` and ``decline`` (a rematch's invitation)."""
+    if move in ("pass", "rematch", "accept", "decline"):
+        return move
     verb, _, rest = move.partition(" ")
     ranks = rest.split()
     if verb == "add" and ranks:

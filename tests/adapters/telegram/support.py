@@ -285,9 +285,11 @@ class World:
     # -- what users see ---------------------------------------------------------------------------
 
     def move_buttons(self, chat: int) -> tuple[Shown, list[dict[str, Any]]] | None:
-        """The latest message of a chat that has move buttons (action tokens), and those buttons."""
+        """The latest message of a chat that has move buttons (action tokens of moves: not the end's
+        "Play again" nor a rematch's invitation), and those buttons."""
         for m in sorted(self.fake.chat_messages(chat), key=lambda m: -m.seq):
-            moves = [b for b in m.buttons() if TOKEN_RE.match(b.get("callback_data") or "")]
+            moves = [b for b in m.buttons() if TOKEN_RE.match(data := b.get("callback_data") or "")
+                     and data.split(".")[3] not in ("=rematch", "=accept", "=decline")]
             if moves:
                 return m, moves
         return None

@@ -238,3 +238,48 @@ async def test_without_redis_the_web_table_is_not_ready_but_alive():
     finally:
         await web.close()
         await nowhere.aclose()
+
+
+async def test_the_rematch_link_is_for_the_same_viewer_and_refused_without_a_rematch():
+    from service.domain.tables import rematch
+    from service.domain.weblinks import open_link
+    async with Stack() as s:
+        table = await s.play_ai(ME)
+        status, body = await s.get("/api/next", k=link(table))
+        assert status == 404 and body["title"] == "no_rematch"  # none asked (the match runs)
+        for bad in ("", "nonsense", link(table, ttl=-1)):
+            assert (await s.get("/api/next", k=bad))[0] == 401
+        # Finished, and asked: the same person's link to the rematch, a spectator's for a spectator.
+        await _finish(s, table)
+        now = await s.web.watch.now(table, ME, "en")
+        end = next(m for m in now or [] if m.kind == "hand")
+        again = next(a for a in end.actions if a.move == "rematch")
+        await s.rt.gateway.submit(user=ME, room=_private(), token=again.token)
+        new = await s.until(lambda t2: t2 is not None, rematch.table_id(table))
+        status, body = await s.get("/api/next", k=link(table))
+        assert status == 200 and body["table"] == new.id
+        claims = open_link([SECRET], body["k"], time.time())
+        assert (claims.platform, claims.user, claims.table) == (ME.platform, ME.user, new.id)
+        status, body = await s.get("/api/next", k=link(table, None))
+        assert status == 200 and open_link([SECRET], body["k"], time.time()).spectator
+
+
+def _private():
+    from service.domain.identities import Room
+    return Room(platform=ME.platform, chat=ME.user, kind="private")
+
+
+async def _finish(s, table: str) -> None:
+    """Plays the person's seat (the first legal move each turn) until the match ends."""
+    for _ in range(500):
+        t = await s.table(table)
+        if t.status == "finished":
+            return
+        now = await s.web.watch.now(table, ME, "en")
+        hand = next((m for m in now or [] if m.kind == "hand" and m.actions), None)
+        if hand is None:
+            await asyncio.sleep(0.02)
+            continue
+        await s.rt.gateway.submit(user=ME, room=_private(), token=hand.actions[0].token)
+        await s.until(lambda t2, v=t.version: t2.version > v, table)
+    raise AssertionError("the match did not end")

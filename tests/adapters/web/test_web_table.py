@@ -296,3 +296,21 @@ async def test_nothing_on_the_page_shows_another_seats_cards(browser):
 
         await play_out(page, on_turn=scan)
         assert scanned > 3 and CONTINUE
+
+
+async def test_play_again_on_the_page_follows_the_rematch_into_a_new_match(browser):
+    # Issue 34 (7): the web offered only a replay at the end.
+    async with Stack() as s:
+        table = await s.play_ai(ME, "cinquillo players=3 hard")
+        page = await browser.new_page(viewport=SIZES["phone"])
+        await page.goto(url(s, table, lang="en"))
+        await page.wait_for_selector("#hand .cardbtn")
+        await play_out(page)
+        await page.get_by_role("button", name=re.compile("Play again")).click()
+        await page.wait_for_url(re.compile(r"k="), timeout=20000)
+        await page.wait_for_function(f"window.cinq.table && window.cinq.table !== '{table}'", timeout=20000)
+        from service.domain.tables import rematch
+        new = await s.until(lambda t: t is not None and t.status == "running", rematch.table_id(table))
+        assert [x.bot for x in new.seats[1:]] == ["hard", "hard"]  # the same AI players, the same level
+        await page.wait_for_selector("#hand .cardbtn")
+        assert not await page.get_by_role("dialog").is_visible()

@@ -59,3 +59,25 @@ def test_verify_needs_a_finished_table(capsys, monkeypatch):
     with pytest.warns(UserWarning, match="REDIS_URL"):
         assert main(["verify", "nosuchtable"]) == 1
     assert "no such table: nosuchtable" in capsys.readouterr().err
+
+
+async def test_play_again_starts_a_rematch_with_the_same_players_and_options():
+    # Issue 34 (7): the terminal exited at the end; now it offers the service's rematch.
+    out = io.StringIO()
+    again = translate("en", "terminal.again").strip()
+
+    class Player:
+        """Types the first move shown, "y" at the first end and "n" at the second."""
+
+        answered = 0
+
+        def readline(self) -> str:
+            if out.getvalue().rstrip().endswith(again):
+                Player.answered += 1
+                return "y\n" if Player.answered == 1 else "n\n"
+            return "1\n"
+
+    assert await play(["cinquillo", "players=3", "hard"], lang="en", stdin=Player(), stdout=out) == 0
+    text = out.getvalue()
+    assert Player.answered == 2 and text.count("The match is over.") == 2
+    assert "Rematch of table" in text and text.rstrip().endswith(translate("en", "terminal.bye"))

@@ -94,8 +94,12 @@ def check_no_leaks(messages, states: dict[int, Table], seed: str, stored=()) -> 
             # a seat an AI player took over still belongs to its person for what they may see
             seat = next(i for i, s in enumerate(t.seats) if m.to.player.same(s.player))
         own = list(_hand(t, seat)) if seat is not None else None
-        if m.actions:
-            assert seat == t.to_move() and {a.move for a in m.actions} == set(engine.legal_moves(t.engine))
+        # the end's "Play again" and a rematch's invitation are no moves
+        moves = [a for a in m.actions if a.move not in ("rematch", "accept", "decline")]
+        if moves:
+            assert seat == t.to_move() and {a.move for a in moves} == set(engine.legal_moves(t.engine))
+        elif m.actions:  # the end's "Play again": to a person of this finished table, for their own seat
+            assert t.status == FINISHED and [a.move for a in m.actions] == ["rematch"] and seat is not None
         if m.view is not None:
             assert m.view.get("seat") == seat
             assert all(h == own for h in _hands(m.view)), "another seat's hand in a view"
