@@ -314,3 +314,18 @@ async def test_play_again_on_the_page_follows_the_rematch_into_a_new_match(brows
         assert [x.bot for x in new.seats[1:]] == ["hard", "hard"]  # the same AI players, the same level
         await page.wait_for_selector("#hand .cardbtn")
         assert not await page.get_by_role("dialog").is_visible()
+
+
+async def test_the_turn_timer_is_shown_and_counts_down(browser):
+    # Issue 34 (12): no visible turn timer on the web.
+    async with Stack() as s:
+        table = await s.play_ai(ME, "cinquillo turn=45")
+        page = await browser.new_page(viewport=SIZES["phone"])
+        await page.goto(url(s, table, lang="en"))
+        await s.until(lambda t: t.to_move() == 0, table)
+        clock = page.locator("#clock")
+        await page.wait_for_function("/\\d+ s left/.test(document.getElementById('clock').textContent)")
+        first = int((await clock.inner_text()).split()[0])
+        assert 0 < first <= 45
+        await page.wait_for_timeout(2200)
+        assert int((await clock.inner_text()).split()[0]) < first

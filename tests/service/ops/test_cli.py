@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -81,3 +82,9 @@ async def test_play_again_starts_a_rematch_with_the_same_players_and_options():
     text = out.getvalue()
     assert Player.answered == 2 and text.count("The match is over.") == 2
     assert "Rematch of table" in text and text.rstrip().endswith(translate("en", "terminal.bye"))
+
+
+async def test_the_prompt_shows_the_turn_timer():
+    out = io.StringIO()
+    assert await play(["cinquillo", "turn=40"], lang="en", stdin=io.StringIO("q\n"), stdout=out) == 0
+    assert re.search(r"Your move, (40|39|38) s left", out.getvalue()), out.getvalue()[-300:]
