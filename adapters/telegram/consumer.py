@@ -78,6 +78,9 @@ class OutboxHandler:
             await self.state.record_group_match(PLATFORM, *routed.group_result, now=now)
         posts = []
         for op in routed.ops:
+            if isinstance(op, Show) and op.turn:  # a person's turn: the group's table waits on them
+                self.sender.turn_given(op.table, op.rank[0])
+        for op in routed.ops:
             if isinstance(op, Post | Edit):  # an Edit: a board redrawn in the message pressed
                 posts.append(self.sender.submit(op))
             elif await self.state.want_content(PLATFORM, op.chat, op.table, op.slot, op.rank,

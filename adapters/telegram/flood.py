@@ -16,6 +16,7 @@ No Bot API here: :class:`Flood` only waits and counts (:mod:`adapters.telegram.s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -27,11 +28,17 @@ from adapters.telegram.content import is_group
 
 
 class Held(Protocol):
-    """Queued content that waits: when its latest content came, and an event set when fresher
-    content merges into it (and when the process stops)."""
+    """Queued content that waits: when it was queued and when its latest content came, whether that
+    content waits on a person's move (nothing more comes to merge until they act), and an event set
+    when fresher content merges into it (and when the process stops)."""
 
+    since: float
     touched: float
     wake: asyncio.Event
+
+    @property
+    def turn(self) -> bool:
+        """Whether the content waits on a person's move."""
 
 
 @dataclass
@@ -94,13 +101,28 @@ class Flood:
         older ones as soon as the refill would have; spent at the refill, it serves only the older
         ones, and the next move waits a whole interval (bench/telegram.py: median 2.0 s -> 1.5 s)."""
         ready = self.table_at(chat, slot)
-        return fresh if ready <= fresh else ready + self.limits.group_hold_s
+        # (a budget with an edit now serves content that was ready earlier at once: content that waits
+        # on a person is ready when it came, and an edit tried again is ready since its first try)
+        return fresh if ready <= max(fresh, self.clock()) else ready + self.limits.group_hold_s
+
+    async def hold_edit(self, held: Held) -> None:
+        """Hold an edit ``coalesce_s`` for later content to merge into it, unless it waits (or comes
+        to wait, by a merge) on a person's move, or the process is stopping."""
+        while not held.turn and not self.hurry.is_set():
+            delay = held.since + self.limits.coalesce_s - self.clock()
+            if delay <= 0:
+                return
+            held.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(held.wake.wait(), delay)
 
     async def hold_table(self, chat: ChatFlood, slot: tuple[str, str], held: Held) -> None:
         """Hold a group's running table until its edit is due (:meth:`table_due`), recomputed each
-        time fresher content merges into it."""
+        time fresher content merges into it.  Its content is ready ``coalesce_s`` after it came (for
+        an AI player's answer to merge), or at once when it waits on a person's move."""
         while not self.hurry.is_set():
-            delay = self.table_due(chat, slot, held.touched + self.limits.coalesce_s) - self.clock()
+            fresh = held.touched + (0.0 if held.turn else self.limits.coalesce_s)
+            delay = self.table_due(chat, slot, fresh) - self.clock()
             if delay <= 0:
                 return
             held.wake.clear()

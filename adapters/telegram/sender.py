@@ -1,14 +1,13 @@
 """Outgoing Telegram messages: one queue per chat that keeps under Telegram's flood limits.
 
 - One queue per chat, in order.  An edit of a slot that is still waiting in the queue is *merged*:
-  only its latest content goes out (a burst of AI moves becomes one edit).
-- Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge, except
-  a hand that gives the person their turn (:attr:`~adapters.telegram.content.Show.turn`): nothing
-  follows it until they act, so it goes as soon as the chat's limit allows, and an edit waiting to
-  merge goes the moment such a hand merges into it (bench/telegram.py: press -> the next person's
-  turn 0.43 s -> 0.03 s median).  A group's running table waits for its edit budget
-  (:mod:`adapters.telegram.flood`, which also keeps the per-chat, per-group and overall limits),
-  and once out of budget for a fresher move.  What each operation calls is
+  only its latest content goes out (a burst of AI moves becomes one edit; :mod:`adapters.telegram.queue`).
+- Edits wait :attr:`Limits.coalesce_s` before going out, so that a burst has time to merge, and a
+  group's running table its edit budget (:mod:`adapters.telegram.flood`, which also keeps the
+  per-chat, per-group and overall limits), except content that waits on a person's move
+  (:attr:`~adapters.telegram.content.Show.turn`: their hand offering moves, the group's table of that
+  version, :meth:`Sender.turn_given`), which goes as soon as the limits allow (bench/telegram.py:
+  press -> the next person's turn 0.43 -> 0.03 s median).  What each operation calls is
   :mod:`adapters.telegram.perform` (no edit to what a message shows).
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is
@@ -36,9 +35,8 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from aiogram import Bot
 from aiogram.exceptions import (
@@ -52,34 +50,18 @@ from aiogram.exceptions import (
 
 from adapters.telegram.config import Limits
 from adapters.telegram.content import PLATFORM, Content, Edit, Op, Show, is_group
-from adapters.telegram.flood import ChatFlood, Flood
+from adapters.telegram.flood import Flood
 from adapters.telegram.perform import Performer
+from adapters.telegram.queue import ChatQueue, Item, merge, settle
 from service.foundation import logs
 from service.platform.platform_state import PlatformState
 
 MAX_TRANSIENT = 5
 # Every this many submissions, the state of chats idle for a whole window is dropped.
 PRUNE_EVERY = 1000
-# How many settings keyboards' latest contents are remembered (a keyboard lives a few minutes).
+# How many settings keyboards' latest contents (and tables' turns) are remembered (a keyboard lives a
+# few minutes; a table's turn matters until its edit went out).
 EDITS_KEPT = 2000
-
-
-@dataclass
-class _Item:
-    op: Op
-    since: float
-    done: list[asyncio.Future[None]] = field(default_factory=list)
-    busy: bool = False  # going out now: a newer content queues behind it instead of merging
-    attempts: int = 0
-    touched: float = 0.0  # when its latest content came (a group's table waits for fresh content)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set when content merges into it
-
-
-@dataclass
-class _Chat(ChatFlood):
-    queue: deque[_Item] = field(default_factory=deque)
-    task: asyncio.Task[None] | None = None
-    looked_up: bool = False  # whether Redis was asked if the chat moved
 
 
 class Sender:
@@ -96,12 +78,14 @@ class Sender:
         self.on_migrate = on_migrate
         self.moved: dict[str, str] = {}  # a room's chat id -> its id on Telegram now (a supergroup's)
         self.clock = clock
-        self.chats: dict[str, _Chat] = {}
+        self.chats: dict[str, ChatQueue] = {}
         # Private chats that refused a message (the person never started the bot, or blocked it):
         # nothing more is tried there until the person writes to the bot (:meth:`allow`).
         self.forbidden: set[str] = set()
         # The latest content of each message edited by Edit (settings keyboards), newest last.
         self.edits: OrderedDict[tuple[str, int], Content] = OrderedDict()
+        # The latest version of each table at which a person was given their turn (:meth:`turn_given`).
+        self.turns: OrderedDict[str, int] = OrderedDict()
         self.flood = Flood(self.limits, clock)
         self.performer = Performer(bot, state, self.flood)
         self.log = logs.get("telegram.sender")
@@ -125,27 +109,15 @@ class Sender:
         self.submitted += 1
         if self.submitted % PRUNE_EVERY == 0:
             self._prune()
-        chat = self.chats.setdefault(op.chat, _Chat())
-        if isinstance(op, Show) and not op.fresh:
-            for item in chat.queue:
-                old = item.op
-                if isinstance(old, Show) and not old.fresh and not item.busy \
-                        and (old.table, old.slot) == (op.table, op.slot):
-                    if op.rank >= old.rank:
-                        item.op = dataclasses.replace(op, ids=old.ids + op.ids)
-                        item.touched = self.clock()
-                        item.wake.set()
-                    item.done.append(fut)
-                    return fut
+        chat = self.chats.setdefault(op.chat, ChatQueue())
+        if isinstance(op, Show) and op.linger and self.turns.get(op.table) == op.rank[0]:
+            op = dataclasses.replace(op, turn=True)
         if isinstance(op, Edit):
             self._remember(op)
-            for item in chat.queue:
-                if isinstance(item.op, Edit) and not item.busy and item.op.message_id == op.message_id:
-                    item.op = op
-                    item.done.append(fut)
-                    return fut
+        if merge(chat.queue, op, fut, self.clock()):
+            return fut
         now = self.clock()
-        chat.queue.append(_Item(op, now, [fut], touched=now))
+        chat.queue.append(Item(op, now, [fut], touched=now))
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._drain(op.chat, chat))
         return fut
@@ -155,6 +127,15 @@ class Sender:
         self.edits.move_to_end((op.chat, op.message_id))
         while len(self.edits) > EDITS_KEPT:
             self.edits.popitem(last=False)
+
+    def turn_given(self, table: str, version: int) -> None:
+        """A person's hand offers moves at ``version`` of ``table``: a group's table of that version
+        waits on them, so it goes without waiting for an AI player's answer to merge (queued or not)."""
+        self.turns[table] = version
+        self.turns.move_to_end(table)
+        while len(self.turns) > EDITS_KEPT:
+            self.turns.popitem(last=False)
+        settle(self.chats.values(), table, version)
 
     def allow(self, chat: str) -> None:
         """The person of a private chat wrote to the bot: it may write to them again."""
@@ -214,13 +195,13 @@ class Sender:
 
     # -- one chat -----------------------------------------------------------------------------------
 
-    async def _drain(self, chat_id: str, chat: _Chat) -> None:
+    async def _drain(self, chat_id: str, chat: ChatQueue) -> None:
         while chat.queue:
             item = chat.queue[0]
             if isinstance(item.op, Show) and item.op.linger:
                 await self.flood.hold_table(chat, (item.op.table, item.op.slot), item)
             elif isinstance(item.op, Show | Edit):
-                await self._coalesce(item)
+                await self.flood.hold_edit(item)
             if not await self._attempt(chat_id, chat, item):
                 continue  # wait and try again, with whatever merged into the item meanwhile
             if isinstance(item.op, Show):
@@ -234,18 +215,7 @@ class Sender:
                 if not fut.done():
                     fut.set_result(None)
 
-    async def _coalesce(self, item: _Item) -> None:
-        """Hold an edit ``coalesce_s`` for later content to merge into it, unless it is (or becomes,
-        by a merge) a hand that gives the person their turn, or the process is stopping."""
-        while not (isinstance(item.op, Show) and item.op.turn) and not self.flood.hurry.is_set():
-            delay = item.since + self.limits.coalesce_s - self.clock()
-            if delay <= 0:
-                return
-            item.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(item.wake.wait(), delay)
-
-    async def _attempt(self, chat_id: str, chat: _Chat, item: _Item) -> bool:
+    async def _attempt(self, chat_id: str, chat: ChatQueue, item: Item) -> bool:
         """One try at the queue's head: True when it is finished (sent, or given up), False to retry."""
         if chat_id in self.forbidden:
             self.performer.skipped += 1  # refused already: not tried again until the person writes to the bot
@@ -296,7 +266,7 @@ class Sender:
             self.log.error("send_failed", chat=chat_id, error=logs.error_text(e, 200))
         return True
 
-    async def _api_chat(self, chat_id: str, chat: _Chat) -> int:
+    async def _api_chat(self, chat_id: str, chat: ChatQueue) -> int:
         """The chat's id on Telegram now (a group that became a supergroup has a new one)."""
         if chat_id not in self.moved and not chat.looked_up and is_group(chat_id):
             chat.looked_up = True

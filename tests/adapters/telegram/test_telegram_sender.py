@@ -170,6 +170,35 @@ def test_out_of_budget_a_group_table_waits_for_a_fresher_move_not_for_the_refill
     # ... which, coming after the refill, goes at once (and the edit shows both moves).
     now[0] = 101.2
     assert flood.table_due(chat, slot, fresh=101.3) == 101.3
+    # Content ready before now (it waits on a person: ready when it came) goes at once with the budget.
+    assert flood.table_due(chat, slot, fresh=101.1) == 101.1
+
+
+def _table(version: int, text: str) -> Show:
+    return Show(str(GROUP), "tab", MAIN, (version, 0), Content(text), linger=True)
+
+
+async def test_a_group_table_that_waits_on_a_person_goes_without_waiting_to_merge(api, fake_redis):
+    # The group's table waits for an AI player's answer to merge, unless a person was given their turn
+    # at its version (their hand offers moves): then nothing is coming, before or after it was queued.
+    fake, bot = api
+    sender = Sender(bot, PlatformState(fake_redis, Keys()), FOREVER)
+    queued = sender.submit(_table(4, "v4: Bea to move"))
+    await asyncio.sleep(0.05)
+    assert fake.calls_to(GROUP) == []  # waiting for an answer to merge
+    sender.turn_given("tab", 3)  # an older version's turn: changes nothing
+    await asyncio.sleep(0.05)
+    assert fake.calls_to(GROUP) == []
+    sender.turn_given("tab", 4)
+    await asyncio.wait_for(queued, 60)
+    sender.turn_given("tab", 6)  # known before the table of that version comes
+    await asyncio.wait_for(sender.deliver(_table(6, "v6: Cal to move")), 60)
+    assert [c.params["text"] for c in fake.calls_to(GROUP)] == ["v4: Bea to move", "v6: Cal to move"]
+    waiting = sender.submit(_table(7, "v7: an AI player to move"))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    sender.hurry()
+    await asyncio.wait_for(waiting, 60)
 
 
 async def test_a_held_group_table_goes_with_the_fresher_move_in_one_edit(api, fake_redis):
