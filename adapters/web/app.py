@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets as secrets_module
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,10 +38,10 @@ from aiohttp import web
 from aiohttp_sse import sse_response
 
 from adapters.web.config import WebSettings
+from adapters.web.daily import daily_handler
 from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
-from service.domain.daily import GAMES as DAILY_GAMES
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
@@ -233,48 +232,6 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         metrics.moves.inc()
         return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)
 
-    async def daily(request: web.Request) -> web.Response:
-        # The deal of the day for the person the credential names: their attempt's link, or their
-        # standing once played.  The same DailyIntake.start as /daily: one attempt whatever the way.
-        lang = _lang(request)
-        try:
-            body = await request.json()
-            game, cid = str(body.get("game") or "cinquillo"), str(body.get("id") or "")
-            raw = body.get("init_data")
-        except (ValueError, AttributeError):
-            raise refusal(400, "bad_request", lang) from None
-        if game not in DAILY_GAMES or (cid and not _ID_RE.match(cid)):
-            raise refusal(400, "bad_request", lang)
-        if raw is not None:
-            bot_token = ws.bot_token_value()
-            if not bot_token:
-                raise refusal(401, "unauthorized", lang)
-            try:
-                data = check_init_data(str(raw), bot_token, clock(), ws.init_data_max_age_s)
-            except InitDataError as e:
-                raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
-            person, language = Player(platform="telegram", user=data.user_id), data.language_code
-        else:
-            v = await viewer(request)
-            if v.person is None:
-                raise refusal(403, "forbidden", v.locale)
-            person, language = v.person, v.locale
-        locale = await gateway.locale_of(person, language)
-        room = Room(platform=person.platform, chat=person.user, kind="private")
-        table, refused = await gateway.daily.start(f"web-daily-{cid or secrets_module.token_hex(8)}", person,
-                                                   room, game, locale, gateway.clock())
-        await gateway.replicas.confirm()
-        if table is not None:
-            k = issue_link(secrets[0], table=table, platform=person.platform, user=person.user,
-                           expires=clock() + ws.session_ttl_s)
-            return web.json_response({"status": "playing", "table": table, "k": k, "locale": locale},
-                                     headers=_SECURITY_HEADERS)
-        if refused == "daily_played":
-            text, _ = await gateway.daily.standing(person, game, locale, clock())
-            return web.json_response({"status": "played", "text": text, "locale": locale},
-                                     headers=_SECURITY_HEADERS)
-        raise refusal(503, refused or "unavailable", locale)
-
     async def replay(request: web.Request) -> web.Response:
         lang = _lang(request)
         table = request.match_info["table"]
@@ -303,6 +260,8 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_get("/api/events", events)
     app.router.add_get("/api/next", next_table)
     app.router.add_post("/api/move", move)
+    daily = daily_handler(gateway, ws, viewer=viewer, refusal=refusal, lang_of=_lang,
+                          headers=_SECURITY_HEADERS, clock=clock)
     app.router.add_post("/api/daily", daily)
     app.router.add_get("/api/replay/{table}", replay)
     app.router.add_static("/static", STATIC, append_version=False)
