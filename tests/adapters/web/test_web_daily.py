@@ -93,3 +93,15 @@ async def test_g1_the_daily_attempt_played_on_the_web_shows_nothing_of_the_deal_
         everything = "\n".join(seen)
         assert t.seed not in everything
         assert not [c for c in unplayed if f'"{c}"' in everything]
+
+
+async def test_a_deal_the_service_cannot_deal_is_a_clear_503_and_starts_nothing():
+    # Another role dealt today's first /daily with another daily secret: its commitment is recorded.
+    async with Stack() as s:
+        other = await s.play_ai(ME)
+        date = daily.day_name(daily.day_of(time.time()))
+        await s.redis.set(s.rt.keys.daily_commit("535", date), "another-deal")
+        status, body = await _post(s, {"game": "535"}, link(other))
+        assert status == 503 and body["title"] == "daily_unavailable" and "cannot be dealt" in body["detail"]
+        sent = [f for k in s.rt.keys.all_commands() for _, f in await s.redis.xrange(k)]
+        assert not [f for f in sent if b"daily_table" in f[b"c"]]  # no command: nothing dealt

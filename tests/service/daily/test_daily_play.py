@@ -173,3 +173,13 @@ async def test_d3_the_seats_and_the_deal_of_an_attempt_are_fixed(fake_redis, tex
     msgs = await h.send(ANA, text, room=dm(ANA))
     assert [m.code for m in msgs] == ["daily_fixed"]
     assert await h.events(table) == before
+
+
+@pytest.mark.parametrize(("locale", "words"), [("en", "what to show"), ("es", "qué mostrar")])
+async def test_d3_a_daily_command_with_a_bad_word_is_refused_in_their_language(fake_redis, locale, words):
+    h = harness(fake_redis)
+    await h.send(ANA, f"/lang {locale}", room=dm(ANA))
+    msgs = await h.send(ANA, "/daily poker", room=dm(ANA))
+    assert [m.code for m in msgs] == ["bad_argument"]
+    assert words in msgs[0].text and "poker" in msgs[0].text
+    assert await fake_redis.xlen(h.keys.commands_for(await _table_of(h, ANA))) == 0  # nothing sent
