@@ -92,7 +92,8 @@ async def test_a_press_killed_before_its_command_is_stored_is_received_again_and
     proxy = await Proxy(server).start()
     prefix = f"tgpoll{os.getpid()}{strike}:"
     service = Settings(redis_url=None, key_prefix=prefix, buckets=16, command_shards=2,
-                       token_secrets=SECRETS, block_ms=20, claim_idle_ms=500)
+                       token_secrets=SECRETS, block_ms=20, claim_idle_ms=500,
+                       auto_pass_s=0)  # no pass made for the person: the press is theirs alone
     keys = Keys.of(service)
     r = aioredis.from_url(server.url)
     worker = worker_for(r, service, name="w-poll")
@@ -101,7 +102,6 @@ async def test_a_press_killed_before_its_command_is_stored_is_received_again_and
     await fake.start()
     fake.started.add(PERSON)
     role = Role(proxy.url, prefix, fake, "polling")
-    role.env["CINQ_TELEGRAM_AUTO_PASS_S"] = "0"  # no command but the person's own
     role.env["CINQ_TELEGRAM_POLLING_TIMEOUT"] = "1"
     try:
         await role.start()
