@@ -25,6 +25,13 @@ class Lobby(CallbackData, prefix="lb"):
     table: str
 
 
+class Daily(CallbackData, prefix="dy"):
+    """The greeting's "Daily Cinquillo" / "Daily 535": ``/daily`` for that game (``game``: a key of
+    :data:`GAMES`), as if typed."""
+
+    game: str
+
+
 class Cfg(CallbackData, prefix="cf"):
     """The settings keyboard of a new table; its whole state travels in the button.
 

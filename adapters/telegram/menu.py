@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.telegram.callbacks import DIRECTIONS, FLAGS, GAMES, TARGETS, TURNS, Cfg
+from adapters.telegram.callbacks import DIRECTIONS, FLAGS, GAMES, TARGETS, TURNS, Cfg, Daily
 from adapters.telegram.content import Button, Content
 from service.domain.commands import Create
 from service.domain.tables.choices import in_force, seat_counts
@@ -194,3 +194,12 @@ def games_content(locale: str, where: str, text: str) -> Content:
     """A text with one button per game, each opening the settings keyboard."""
     row = tuple((translate(locale, f"game.{g}"), "data", first(where, k).pack()) for k, g in GAMES.items())
     return Content(text, (row,))
+
+
+def greeting_content(locale: str, text: str) -> Content:
+    """The private chat's greeting: a button per game (a match against AI players) and, below, the
+    deal of the day of each game (``/daily``)."""
+    games = games_content(locale, "p", text)
+    daily = tuple((translate(locale, f"tg.daily.{g}"), "data", Daily(game=k).pack())
+                  for k, g in GAMES.items())
+    return Content(games.text, (*games.rows, daily))

@@ -23,7 +23,7 @@ from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 
 from adapters.telegram import keyboards, menu
-from adapters.telegram.callbacks import TOKEN_RE, Cfg, Lobby
+from adapters.telegram.callbacks import GAMES, TOKEN_RE, Cfg, Daily, Lobby
 from adapters.telegram.content import MAIN, PLATFORM, Content, Edit
 from adapters.telegram.handlers.people import is_moderator, player_of
 from adapters.telegram.handlers.private import end_previous
@@ -192,6 +192,19 @@ async def page_handler(cq: CallbackQuery, gateway: Gateway, platform_state: Plat
     return cq.answer()
 
 
+async def daily_handler(cq: CallbackQuery, callback_data: Daily, gateway: Gateway,
+                        room: Room | None) -> AnswerCallbackQuery:
+    """The greeting's daily deal buttons: ``/daily <game>`` from the person, in their private chat (the
+    attempt's hand, or their standing, comes as the command's answer)."""
+    game = GAMES.get(callback_data.game)
+    if game is None or room is None or room.kind != "private":
+        locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
+        return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
+    await gateway.submit(f"/daily {game}", user=player_of(cq.from_user), room=room,
+                         command_id=command_id(cq.id), language_code=cq.from_user.language_code)
+    return cq.answer()
+
+
 async def unknown_handler(cq: CallbackQuery, gateway: Gateway) -> AnswerCallbackQuery:
     """Any other button (an old version of the bot's keyboards): answered, nothing done."""
     locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
@@ -204,6 +217,7 @@ def router() -> Router:
     r.callback_query.register(move_handler, F.data.regexp(TOKEN_RE))
     r.callback_query.register(lobby_handler, Lobby.filter())
     r.callback_query.register(settings_handler, Cfg.filter())
+    r.callback_query.register(daily_handler, Daily.filter())
     r.callback_query.register(page_handler, F.data.startswith(keyboards.PAGE_PREFIX))
     r.callback_query.register(unknown_handler)
     return r

@@ -9,7 +9,7 @@ from aiogram.types import Message
 from adapters.telegram.consumer import resend_slot
 from adapters.telegram.content import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, Post
 from adapters.telegram.handlers.people import player_of
-from adapters.telegram.menu import games_content
+from adapters.telegram.menu import games_content, greeting_content
 from adapters.telegram.sender import Sender
 from service.domain.commands import Plain
 from service.domain.identities import Player, Room
@@ -50,7 +50,7 @@ async def start_handler(message: Message, gateway: Gateway, sender: Sender) -> N
     user = message.from_user
     locale = await gateway.locale_of(player_of(user), user.language_code)
     text = translate(locale, "tg.welcome", name=user.first_name)
-    await sender.deliver(Post(str(message.chat.id), games_content(locale, "p", text), _command_id(message)))
+    await sender.deliver(Post(str(message.chat.id), greeting_content(locale, text), _command_id(message)))
 
 
 async def play_handler(message: Message, command: CommandObject, gateway: Gateway, sender: Sender,

@@ -1,4 +1,5 @@
-"""The deal of the day on Telegram through the fake Bot API (issue 37): /daily in the private chat,
+"""The deal of the day on Telegram through the fake Bot API (issue 37): the greeting's "Daily
+Cinquillo" button in the private chat,
 the attempt played with its buttons, the standing once played, and its share button posting the
 spoiler-free text in a group the person uses the bot in; nothing of the deal in any call (G-1, D-5).
 
@@ -38,7 +39,11 @@ async def test_d5_a_daily_deal_played_on_telegram_and_shared_in_a_group(fake_red
     async with World(fake_redis, choose_move=bots.choose_move) as w:
         await w.say(ANA, "/daily", chat=GROUP_ID, title="Los del mus")  # its board; Ana is known there
         await w.quiet()
-        await w.say(ANA, "/daily")
+        await w.say(ANA, "/start")  # the greeting's "Daily Cinquillo" starts the attempt
+        await w.quiet()
+        greeting = w.fake.chat_messages(ANA.id)[-1]
+        daily_button = next(b for b in greeting.buttons() if b["text"] == "📅 Daily Cinquillo")
+        await w.press(ANA, greeting, daily_button["callback_data"])
         await w.quiet()
         started = [m for m in w.fake.chat_messages(ANA.id) if "deal of the day" in m.text]
         assert started and "commitment" in started[0].text

@@ -36,7 +36,9 @@ async def test_start_greets_in_the_users_language_and_offers_the_games(fake_redi
         await w.quiet()
         [greeting] = w.fake.chat_messages(who.id)
         assert greeting.text.startswith(words) and who.first_name in greeting.text
-        assert [b["text"] for b in greeting.buttons()] == ["Cinquillo", "535"]
+        daily = ["📅 Cinquillo del día", "📅 535 del día"] if who.language_code == "es" else \
+            ["📅 Daily Cinquillo", "📅 Daily 535"]
+        assert [b["text"] for b in greeting.buttons()] == ["Cinquillo", "535", *daily]
 
 
 @pytest.mark.parametrize("command", ["/play cinquillo", "/play 535 hand_size=4 target=6"])
