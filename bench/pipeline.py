@@ -1,6 +1,10 @@
 """The service pipeline on a real Redis, measured beside the bare pipeline of the design.
 
-usage: bench/pipeline.py REDIS_URL [--tables 1000] [--commands 20000] [--seconds 5]
+usage: bench/pipeline.py [REDIS_URL] [--port P] [--tables 1000] [--commands 20000] [--seconds 5]
+                         [--check FLOOR]
+
+Without REDIS_URL it starts its own ``redis-server`` (no persistence) on ``--port`` or a free loopback
+port, and stops it at the end: nothing else shares it, and nothing of another user's is touched.
 
 1. Sets up ``--tables`` Cinquillo tables of two people (through the gateway and a worker; not timed)
    and scripts each match's moves with the engine from the seed in its MatchStarted event: no AI
@@ -10,7 +14,11 @@ usage: bench/pipeline.py REDIS_URL [--tables 1000] [--commands 20000] [--seconds
 3. Latency: sends moves at half that rate for ``--seconds`` while the worker runs, and reports p50/p99
    from a command's submission to its outbox messages (they are written in the append's Lua call).
 4. Loading: the time to load a table of 500+ events with no cache (snapshot + the events after it).
-5. Runs ../shared/bench/bare_pipeline.py (same python, same Redis) and prints the ratio.
+5. Runs the bare pipeline of the design (bench/bare_pipeline.py, vendored from
+   ../shared/bench/) on the same Redis, with the same python, once before the service's run and once
+   after, and prints the service's throughput over their mean: the machines are shared, so only a
+   ratio of one run says something.  ``--check FLOOR`` exits non-zero when that ratio is below
+   FLOOR (``make bench-check``: 2.0; CI: 1.2).
 
 Only keys under the prefix ``bench:`` are touched (deleted before and after).
 """
@@ -21,7 +29,7 @@ import argparse
 import asyncio
 import gc
 import json
-import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,6 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import redis as sync_redis
 import redis.asyncio as aioredis
 
 import engine
@@ -44,9 +53,10 @@ from service.store.keys import Keys
 from service.store.repository import history, load
 from service.write.gateway import Gateway
 from service.write.worker import Worker
+from tools.loopback import free_port
 
 PREFIX = "bench:"
-BARE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "bare_pipeline.py"
+BARE = Path(__file__).resolve().parent / "bare_pipeline.py"
 
 
 def timed_worker(r: Any, settings: Settings, **args: Any) -> Any:
@@ -211,17 +221,39 @@ async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
     return version, statistics.median(times)
 
 
-def bare(url: str, n: int, tables: int) -> float | None:
-    if not BARE.exists():
-        print(f"(bare pipeline not found at {BARE})")
-        return None
+def bare(url: str, n: int, tables: int) -> float:
+    """The bare pipeline's commands/s (bench/bare_pipeline.py, in a process of its own)."""
     out = subprocess.run([sys.executable, str(BARE), url, str(n), str(tables)], capture_output=True,
                          text=True, check=True).stdout
     print(out.strip())
     return float(out.split("bare pipeline:")[1].split()[0])
 
 
-async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None:
+def start_redis(port: int | None) -> tuple[subprocess.Popen[bytes], str]:
+    """A throw-away redis-server (no persistence) on ``port`` or a free loopback port, answering."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("bench/pipeline.py needs redis-server (apt-get install redis-server) or a REDIS_URL")
+    port = port or free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = sync_redis.Redis.from_url(url)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except sync_redis.ConnectionError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        sys.exit(f"redis-server did not start on port {port}")
+    client.close()
+    return proc, url
+
+
+async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> float:
+    """The service's part of the run; returns its throughput (commands/s)."""
     logs.configure("WARNING")
     settings = Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5)
     r = aioredis.from_url(url)
@@ -244,16 +276,41 @@ async def main(url: str, n_tables: int, n_commands: int, seconds: float) -> None
     finally:
         await clean(r)
         await r.aclose()
-    b = bare(url, n_commands, n_tables)
-    if b:
-        print(f"ratio service/bare: {rate / b:.2f}")
+    return rate
+
+
+def main(url: str, n_tables: int, n_commands: int, seconds: float, check: float | None) -> int:
+    """Bare, service, bare again; the ratio; with ``check``, 1 when the ratio is below it."""
+    before = bare(url, n_commands, n_tables)
+    rate = asyncio.run(service(url, n_tables, n_commands, seconds))
+    after = bare(url, n_commands, n_tables)
+    ratio = rate / ((before + after) / 2)
+    print(f"ratio service/bare: {ratio:.2f} (bare pipeline {before:.0f} before and {after:.0f} after, "
+          "same run)")
+    if check is not None and ratio < check:
+        print(f"FAIL: the pipeline is at {ratio:.2f}x the bare pipeline, below the floor of {check}x")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("redis_url", nargs="?", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("redis_url", nargs="?", default=None,
+                   help="a Redis to use (default: a redis-server of this run's own)")
+    p.add_argument("--port", type=int, default=None, help="the port of this run's own redis-server")
     p.add_argument("--tables", type=int, default=1000)
     p.add_argument("--commands", type=int, default=20000)
     p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--check", type=float, default=None, metavar="FLOOR",
+                   help="exit 1 if the ratio to the bare pipeline is below FLOOR")
     a = p.parse_args()
-    asyncio.run(main(a.redis_url, a.tables, a.commands, a.seconds))
+    proc = None
+    if a.redis_url is None:
+        proc, a.redis_url = start_redis(a.port)
+    try:
+        code = main(a.redis_url, a.tables, a.commands, a.seconds, a.check)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+    sys.exit(code)
