@@ -5,7 +5,8 @@ usage: python bench/paired.py FILE [FILE ...] ROW_A ROW_B
        (a row is named "GAME LEVEL:OPPONENT", as in the file; with no rows, the names are listed)
 
 FILE is a ``--scores`` JSON file (one run: per row, deal -> score) or a ``--log`` file (``.jsonl``:
-a line per batch, with its seed, so one file may hold runs on several seeds).  With two rows: the
+a line per deal, or per batch in older logs, with its seed, so one file may hold runs on several
+seeds; rows of other budgets are not told apart here: ``bench/league_report.py`` does).  With two rows: the
 mean per-deal difference A - B and its 95 % interval over the deals both rows played (the same
 seed and deal): the deal's luck cancels out of the difference, so variants are told apart with far
 fewer deals.  With one row: that row pooled over every file and seed, its mean and 95 % interval.
@@ -28,6 +29,9 @@ def load(files: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, list[
             if f.endswith(".jsonl"):
                 for line in fh:
                     batch = json.loads(line)
+                    if "deal" in batch:  # a deal's line (bench/league/runlog.py)
+                        batch = {"row": batch["row"], "seed": batch["seed"],
+                                 "scores": {batch["deal"]: batch["score"]}}
                     row = data.setdefault(batch["row"], {})
                     for deal, score in batch["scores"].items():
                         row[f"{batch['seed']}:{deal}"] = score

@@ -28,6 +28,13 @@ usage: python bench/tournament.py [--games cinquillo,535] [--players 4] [--varia
 variants compared on the same deals); ``--log`` appends each finished batch as a JSON line as it
 comes (``bench/paired.py`` reads those too), so a long run's rows can be read before it ends.
 ``--minutes`` stops the run after M minutes and reports the deals finished by then.
+
+**Resumable league runs** (issue 38): with ``--log``, every finished deal is a JSON line of its
+own (:mod:`bench.league.runlog`: row, seed, deal, score, budget, the tested decisions' CPU times,
+and a fingerprint of each level's make-up), and the deals the log already holds for the same row,
+seed, budget and make-up are not played again.  Rerunning the same command after a stop, or with a
+larger ``--deals``, only plays what is missing, so a row grows across sessions;
+``bench/league_report.py`` aggregates the logs into ``bench/results/league.txt``.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from tqdm import tqdm
 
 import engine
-from bench.league import levels, variants
+from bench.league import levels, runlog, variants
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class Job:
     iterations: int | None
     budget_ms: int | None
     wall_clock: bool
+    deal_list: tuple[int, ...] = ()  # the deals to play, when not first..first+count-1 (a resumed run)
 
     def row(self) -> str:
         """The row's name in score files: ``GAME LEVEL:OPPONENT``, the variant and seats added
@@ -83,6 +91,7 @@ class Outcome:
     deals: list[int] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    deal_cpu: list[list[float]] = field(default_factory=list)  # per deal, its share of ``cpu``
 
 
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:
@@ -115,9 +124,11 @@ def run_batch(job: Job) -> tuple[Job, Outcome]:
     """Play the job's deals, each once per seat (runs in a worker process, gc enabled)."""
     gc.enable()
     out = Outcome()
-    for d in range(job.first, job.first + job.count):
+    for d in job.deal_list or range(job.first, job.first + job.count):
+        before = len(out.cpu)
         out.scores.append(sum(play_seat(job, d, s, out) for s in range(job.players)) / job.players)
         out.deals.append(d)
+        out.deal_cpu.append(out.cpu[before:])
     return job, out
 
 
@@ -187,6 +198,8 @@ def main() -> None:
                 min(args.batch, args.deals - first), args.seed, args.iterations, args.budget_ms,
                 args.clock == "wall")
             for first in range(0, args.deals, args.batch) for g in games for lvl, opp in matchups]
+    if args.log:  # a resumed run plays only the deals its log does not hold yet
+        jobs = runlog.missing(jobs, runlog.done(args.log))
     results: dict[Job, Outcome] = {}  # keyed by the first batch's job of each row
     rows: dict[str, Job] = {}
     started = time.perf_counter()
@@ -194,17 +207,17 @@ def main() -> None:
     log = open(args.log, "a") if args.log else None  # noqa: SIM115 (closed below)
     try:
         with multiprocessing.Pool(args.workers) as pool, \
-                tqdm(total=sum(j.count for j in jobs), unit="deal") as bar:
+                tqdm(total=sum(len(j.deal_list) or j.count for j in jobs), unit="deal") as bar:
             for job, out in pool.imap_unordered(run_batch, jobs):
                 key = rows.setdefault(job.row(), job)
                 acc = results.setdefault(key, Outcome())
                 for name in ("scores", "deals", "wall", "cpu"):
                     getattr(acc, name).extend(getattr(out, name))
                 if log is not None:
-                    log.write(json.dumps({"row": job.row(), "seed": job.seed,
-                                          "scores": dict(zip(out.deals, out.scores, strict=True))}) + "\n")
+                    for deal, score, cpu in zip(out.deals, out.scores, out.deal_cpu, strict=True):
+                        log.write(json.dumps(runlog.record(job, deal, score, cpu)) + "\n")
                     log.flush()
-                bar.update(job.count)
+                bar.update(len(job.deal_list) or job.count)
                 if stop_at is not None and time.perf_counter() > stop_at:
                     print("time is up: partial results", file=sys.stderr)
                     break

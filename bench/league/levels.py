@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -69,6 +70,36 @@ def hard_settings(level: str) -> tuple[engine.ai.HardSettings, int | None]:
     return settings, own_ms
 
 
+#: settings whose value here means "off" (the hard player as it was before they existed): left out
+#: of :func:`fingerprint`, so that adding such a setting keeps the logs' rows of the hard player
+NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain": 0.0}
+
+
+#: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)
+_WEIGHT_FIELDS = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t")
+
+
+def _describe(value: Any) -> str:
+    """A value of the hard player's settings as stable text (weights by their fields)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [f"{f.name}={_describe(getattr(value, f.name))}" for f in dataclasses.fields(value)
+                 if f.name not in NEUTRAL or getattr(value, f.name) != NEUTRAL[f.name]]
+        return "(" + ",".join(parts) + ")"
+    if isinstance(value, five35_playout.Weights):
+        return "W(" + ",".join(f"{k}={getattr(value, k)!r}" for k in _WEIGHT_FIELDS) + ")"
+    return repr(value)
+
+
+def fingerprint(level: str) -> str:
+    """What a level is made of, as 10 hex digits: for ``hard...`` its settings (and own budget) in
+    full, for any other level its name (the league's players are versioned by the repository)."""
+    text = level
+    if level.startswith("hard"):
+        settings, own_ms = hard_settings(level)
+        text = f"hard {_describe(settings)} ms={own_ms}"
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
 def decide(level: str, view: dict[str, Any], seed: int, *, budget_ms: int | None,
            iterations: int | None, clock: Callable[[], float]) -> str:
     """The move of ``level`` from ``view`` (two or more legal moves or not), within the budget."""
@@ -107,4 +138,4 @@ def _plain_pimc(level: str, view: dict[str, Any], seed: int, budget_ms: int | No
     return str(game.rules.encode(game.base, move))
 
 
-__all__ = ["WEIGHTS", "decide", "hard_settings"]
+__all__ = ["NEUTRAL", "WEIGHTS", "decide", "fingerprint", "hard_settings"]

@@ -196,12 +196,15 @@ class CinquilloDeterminizer:
     With ``pool`` > 0, ``pool`` deals are drawn up front and weighted by how well they explain the
     others' moves (:mod:`engine.ai.cinquillo_belief`); ``sample`` then draws among them in
     proportion to their weights (``beta``: :data:`engine.ai.cinquillo_belief.BETA`).  With ``pool``
-    0 every sample is a fresh constrained deal.
+    0 every sample is a fresh constrained deal.  ``plain`` (issue 38's robust play): the share of
+    samples that are fresh constrained deals even with a pool, so that players who do not play
+    like the model the weights assume still leave the search deals that fit them.
     """
 
     def __init__(self, view: dict[str, Any], info: CinquilloInfo, rng: random.Random,
-                 pool: int = 0, beta: float = BETA) -> None:
+                 pool: int = 0, beta: float = BETA, plain: float = 0.0) -> None:
         self.sampler = CinquilloSampler(info)
+        self.plain = plain
         self.base = base_state(view, self.sampler.hands(rng))
         self.deals: list[list[int]] = []
         self.cum: list[float] = []
@@ -217,7 +220,7 @@ class CinquilloDeterminizer:
     def sample(self, rng: random.Random) -> CinquilloState:
         """A fresh determinized copy of the base state."""
         st = self.base.clone()
-        if self.deals:
+        if self.deals and (self.plain <= 0.0 or rng.random() >= self.plain):
             st.hands = rng.choices(self.deals, cum_weights=self.cum)[0][:]
         else:
             st.hands = self.sampler.hands(rng)

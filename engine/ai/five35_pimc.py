@@ -17,6 +17,9 @@ How the budget is spent:
   view) and plays *every* candidate out from it with the same playout seed, so two candidates are
   compared on the same cards (common random numbers: the deal, which decides most of the variance,
   cancels out of their difference).
+* **Seat models**: each deal is played out with the game's ``seat_weights``, or, when the hard
+  player's reading asks for it, with every seat's policy drawn for that deal (``seat_models``,
+  :class:`engine.ai.five35_style.SeatModels`); every candidate of a deal meets the same ones.
 * **Budget**: as many deals as the time budget allows (up to an iteration cap); a deal is not
   started when the last one's cost would overrun the budget, so a decision stays within it.
 
@@ -84,6 +87,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
                 break
         done += 1
         deal = game.sample(rng)
+        if game.seat_models is not None:  # the robust reading: this deal's model of each seat
+            game.seat_weights = game.seat_models.draw(rng)
         playout_seed = rng.getrandbits(30)
         for m in moves:
             st = deal.clone()

@@ -19,6 +19,15 @@ PIMC at 100 ms):
 
 Each piece of evidence moves the odds that a seat plays like a searcher rather than like the
 medium player by a fixed likelihood ratio, and each seat is modelled with the likelier policy.
+
+**Robust reading** (issue 38): a seat that is neither model (a person, another program) is read into
+one of them all the same, and a wrong model costs strength.  Two settings of :class:`Reading` keep
+the models from being trusted further than the evidence goes: ``draw`` plays each deal's seat out
+with a model drawn in proportion to its odds (an uncertain seat gets both), and ``plain`` keeps a
+share of every seat's deals away from the reading altogether (each model half of that share), so
+that a seat the reading got wrong still has deals played out the other way.  With either set, the
+search draws the seats' models per deal (:class:`SeatModels`); with neither, each seat keeps its
+likelier model as before.
 (Passes tell the two apart too little, 52% against 59% of follows; adds, 40% against 20% of
 follow plays, made medium players read as searchers too early and cost 12 points against them.)
 
@@ -29,6 +38,7 @@ sizes, the pile's effect table, F-8..F-10): no hand is read (G-1).
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from typing import Final
 
@@ -66,13 +76,17 @@ class Reading:
 
     ``prior``: a seat's log odds of searching before any evidence; ``follows``: whether follows
     count as evidence (leads always do); a seat whose log odds are below ``medium_below`` is played
-    out as the medium player, any other as ``searcher``.
+    out as the medium player, any other as ``searcher``.  ``draw`` and ``plain``: the robust
+    reading (see the module docstring): the model drawn per deal in proportion to the odds
+    (shifted by ``medium_below``), and the share of each seat's deals that ignores the reading.
     """
 
     prior: float = -0.1
     follows: bool = True
     medium_below: float = 0.0
     searcher: Weights = HARD
+    draw: bool = False
+    plain: float = 0.0
 
 
 #: the hard player's reading (below 0 a seat is taken for the medium player until its moves say
@@ -160,6 +174,53 @@ def searcher_log_odds(evidence: tuple[int, int, int, int, int, int], reading: Re
     if reading.follows:
         odds += fit_follows * FIT_FOLLOW_LLR + odd_follows * ODD_FOLLOW_LLR
     return odds
+
+
+def searcher_chances(st: State, seat: int, reading: Reading = READING) -> list[float]:
+    """Per seat, the share of deals on which it is played out as ``reading.searcher`` (the rest as
+    the medium player); the player's own seat gets 0 (it is never drawn)."""
+    out: list[float] = []
+    for s, c in enumerate(counts(st)):
+        if s == seat:
+            out.append(0.0)
+            continue
+        odds = searcher_log_odds(c, reading) - reading.medium_below
+        if reading.draw:
+            fitted = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, odds))))
+        else:
+            fitted = 0.0 if odds < 0 else 1.0
+        out.append(reading.plain * 0.5 + (1.0 - reading.plain) * fitted)
+    return out
+
+
+class SeatModels:
+    """Every seat's playout policy drawn afresh for each deal of a search: the own seat ``own``,
+    each other seat ``searcher`` with its chance (:func:`searcher_chances`), else the medium
+    player's."""
+
+    def __init__(self, seat: int, own: Weights, chances: list[float], searcher: Weights) -> None:
+        self.seat = seat
+        self.own = own
+        self.chances = chances
+        self.searcher = searcher
+
+    def draw(self, rng: random.Random) -> tuple[Weights, ...]:
+        """One deal's policies (one draw of ``rng`` per other seat)."""
+        out: list[Weights] = []
+        for s, p in enumerate(self.chances):
+            if s == self.seat:
+                out.append(self.own)
+            else:
+                out.append(self.searcher if rng.random() < p else MEDIUM)
+        return tuple(out)
+
+
+def seat_models(st: State, seat: int, own: Weights = HARD, reading: Reading = READING) -> SeatModels | None:
+    """The per-deal draw of the seats' policies when ``reading`` asks for one (``draw`` or
+    ``plain``), else None (each seat keeps :func:`seat_weights`)."""
+    if not reading.draw and reading.plain <= 0.0:
+        return None
+    return SeatModels(seat, own, searcher_chances(st, seat, reading), reading.searcher)
 
 
 def seat_weights(st: State, seat: int, own: Weights = HARD,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
-from engine.ai import cinquillo_belief, five35_playout, medium_cinquillo, medium_five35
+from engine.ai import cinquillo_belief, five35_playout, five35_style, medium_cinquillo, medium_five35
 from engine.ai.cinquillo_sample import CinquilloDeterminizer
 from engine.ai.five35_sample import Five35Determinizer
 from engine.ai.infoset import CinquilloInfo, Five35Info, info_from_view
@@ -40,10 +40,10 @@ class CinquilloGame:
 
     def __init__(self, view: dict[str, Any], info: CinquilloInfo, rng: random.Random,
                  heuristic_playouts: bool, belief_pool: int = 0,
-                 belief_beta: float = cinquillo_belief.BETA) -> None:
+                 belief_beta: float = cinquillo_belief.BETA, belief_plain: float = 0.0) -> None:
         self.rules: CinquilloRules = _CINQUILLO
         self.info = info
-        self.det = CinquilloDeterminizer(view, info, rng, belief_pool, belief_beta)
+        self.det = CinquilloDeterminizer(view, info, rng, belief_pool, belief_beta, belief_plain)
         self.base = self.det.base
         self.outcome = CinquilloOutcome(view)
         self.heuristic_playouts = heuristic_playouts
@@ -95,6 +95,8 @@ class Five35Game:
         self.rules: Five35Rules = _FIVE35
         self.weights = weights
         self.seat_weights = seat_weights
+        #: when set, the search draws ``seat_weights`` afresh for each deal (the robust reading)
+        self.seat_models: five35_style.SeatModels | None = None
         self.info = info
         self.det = Five35Determinizer(view, info, rng)
         self.base = self.det.base
@@ -146,14 +148,15 @@ class Five35Game:
 
 
 def game_for(view: dict[str, Any], rng: random.Random, *, heuristic_playouts: bool = False,
-             belief_pool: int = 0, belief_beta: float = cinquillo_belief.BETA,
+             belief_pool: int = 0, belief_beta: float = cinquillo_belief.BETA, belief_plain: float = 0.0,
              weights: five35_playout.Weights = five35_playout.MEDIUM,
              seat_weights: tuple[five35_playout.Weights, ...] | None = None) -> CinquilloGame | Five35Game:
-    """The information set of the view's seat as a searchable game (``belief_pool`` and
-    ``belief_beta``, Cinquillo only: see :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer`;
+    """The information set of the view's seat as a searchable game (``belief_pool``,
+    ``belief_beta`` and ``belief_plain``, Cinquillo only: see
+    :class:`engine.ai.cinquillo_sample.CinquilloDeterminizer`;
     the playouts' ``weights``,
     or per seat ``seat_weights``, 535 only)."""
     info = info_from_view(view)
     if isinstance(info, CinquilloInfo):
-        return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool, belief_beta)
+        return CinquilloGame(view, info, rng, heuristic_playouts, belief_pool, belief_beta, belief_plain)
     return Five35Game(view, info, rng, heuristic_playouts, weights, seat_weights)

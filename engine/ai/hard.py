@@ -4,10 +4,12 @@
   move played out to the end of the round with a policy of the medium player's form per seat
   (:mod:`.five35_playout`): for its own seat the weights tuned to win (``five35_own``), for each
   other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
-  ``five35_reading``); as many deals as the time budget allows, up to ``five35_iterations``.
+  ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
+  38's robust play); as many deals as the time budget allows, up to ``five35_iterations``.
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
-  (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``); it
+  (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
+  ``cinquillo_belief_plain`` share of the deals drawn unweighted instead, issue 38's robust play); it
   plays the medium player's card unless the search finds a better one by ``cinquillo_overrule_z``
   standard errors (when the search cannot tell two cards apart, the heuristic's reasons are the
   better guide).
@@ -44,6 +46,7 @@ class HardSettings:
     cinquillo_iterations: int = 300
     cinquillo_belief_pool: int = 200
     cinquillo_belief_beta: float = cinquillo_belief.BETA
+    cinquillo_belief_plain: float = 0.0
     cinquillo_overrule_z: float | None = 1.5
     five35_iterations: int = 5000
     five35_own: five35_playout.Weights = five35_playout.HARD
@@ -67,7 +70,8 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
     cinquillo = view["game"] == "cinquillo"
     game = game_for(view, rng, heuristic_playouts=True,
                     belief_pool=settings.cinquillo_belief_pool if cinquillo else 0,
-                    belief_beta=settings.cinquillo_belief_beta, weights=settings.five35_own)
+                    belief_beta=settings.cinquillo_belief_beta,
+                    belief_plain=settings.cinquillo_belief_plain, weights=settings.five35_own)
     rules: Any = game.rules  # either game's rules: the calls below are the protocol's
     if iterations is None and budget_s is None:
         iterations = settings.iterations(view["game"])
@@ -76,6 +80,8 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
     if isinstance(game, Five35Game):
         game.seat_weights = five35_style.seat_weights(game.base, game.info.seat, settings.five35_own,
                                                       settings.five35_reading)
+        game.seat_models = five35_style.seat_models(game.base, game.info.seat, settings.five35_own,
+                                                    settings.five35_reading)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
     root_moves = rules.legal(game.base)

@@ -92,3 +92,24 @@ def test_contradictions_are_refused():
                         voids=(0, info.unseen, info.unseen, info.unseen), musts=(0, 0, 0, 0))
     with pytest.raises(ValueError):
         CinquilloSampler(bad)
+
+
+def test_a_plain_share_of_the_samples_ignores_the_weighted_pool():
+    # Issue 38's robust play: with ``plain`` 1 every sample is a fresh constrained deal (the pool
+    # is still drawn, so the seat's other random choices do not move), with 0 every one comes from
+    # the pool; both satisfy every constraint.
+    config = next(c for c in CINQ if c[1] == 4)  # with 2 seats the other hand is known
+    state = position(config, 11, 12)
+    view = engine.view(state, engine.to_move(state))
+    info = info_from_view(view)
+    assert isinstance(info, CinquilloInfo)
+    pooled = CinquilloDeterminizer(view, info, random.Random(1), pool=20)
+    plain = CinquilloDeterminizer(view, info, random.Random(1), pool=20, plain=1.0)
+    assert pooled.deals and pooled.deals == plain.deals
+    rng = random.Random(2)
+    from_pool = [pooled.sample(rng).hands for _ in range(30)]
+    fresh = [plain.sample(rng).hands for _ in range(30)]
+    assert all(h in pooled.deals for h in from_pool)
+    assert sum(h not in plain.deals for h in fresh) >= 25
+    for h in fresh:
+        _check(info, h)

@@ -3,14 +3,17 @@ round."""
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
 from ai_positions import CONFIGS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
-from engine.ai import choose_move, five35_playout, five35_style, medium_five35
+import engine.ai
+from engine.ai import choose_move, five35_pimc, five35_playout, five35_style, medium_five35
 from engine.ai.games import Five35Game, game_for
 from engine.five35.cards import RANKS, pack_indices
 from engine.five35.piles import MOVES, NCARDS, NMOVES, PASS
@@ -182,3 +185,54 @@ def test_the_hard_player_plays_out_with_the_models_its_leads_give():
         assert played.history == expected.history
         differs += played.history != plain.history
     assert differs > 0  # the models change some playouts
+
+
+def test_the_robust_reading_draws_each_seats_model_per_deal():
+    # Issue 38: with ``draw`` each seat's chance of the searcher model is its odds' probability,
+    # with ``plain`` a share of every seat's deals ignores the reading (half each model); the own
+    # seat is never drawn.  Off (the default), there is nothing to draw.
+    _state, view = _view_after_leads(3)
+    game = game_for(view, random.Random(1), heuristic_playouts=True)
+    assert isinstance(game, Five35Game)
+    me = game.info.seat
+    assert five35_style.seat_models(game.base, me) is None
+    plain = five35_style.Reading(plain=1.0)
+    assert five35_style.searcher_chances(game.base, me, plain) == [0.0 if s == me else 0.5 for s in range(4)]
+    drawn = five35_style.searcher_chances(game.base, me, five35_style.Reading(draw=True))
+    for s, c in enumerate(five35_style.counts(game.base)):
+        if s != me:
+            odds = five35_style.searcher_log_odds(c)
+            assert drawn[s] == pytest.approx(1 / (1 + math.exp(-odds)))
+    fitted = five35_style.searcher_chances(game.base, me, five35_style.Reading(plain=0.5))
+    models = five35_style.seat_weights(game.base, me)
+    for s in range(4):
+        if s != me:
+            assert fitted[s] == (0.75 if models[s] is five35_playout.HARD else 0.25)
+    mix = five35_style.seat_models(game.base, me, five35_playout.HARD, plain)
+    assert mix is not None
+    rng = random.Random(7)
+    seen = [set() for _ in range(4)]
+    for _ in range(200):
+        drawn_models = mix.draw(rng)
+        assert drawn_models[me] is five35_playout.HARD
+        for s, w in enumerate(drawn_models):
+            seen[s].add(id(w))
+    assert all(len(seen[s]) == (1 if s == me else 2) for s in range(4))
+
+
+def test_the_search_plays_each_deal_with_the_models_drawn_for_it():
+    # five35_pimc.evaluate draws the seats' models once per deal: the last deal's models are the
+    # game's seat_weights afterwards, and a decision stays reproducible from its seed.
+    _state, view = _view_after_leads(5)
+    settings_ = engine.ai.HardSettings(five35_reading=five35_style.Reading(plain=1.0))
+    moves = {choose_move(view, level="hard", seed=s, iterations=30, settings=settings_) for s in range(3)}
+    again = {choose_move(view, level="hard", seed=s, iterations=30, settings=settings_) for s in range(3)}
+    assert moves == again
+    assert moves <= set(view["legal_moves"])
+    game = game_for(view, random.Random(3), heuristic_playouts=True)
+    assert isinstance(game, Five35Game)
+    game.seat_models = five35_style.seat_models(game.base, game.info.seat, five35_playout.HARD,
+                                                five35_style.Reading(plain=1.0))
+    five35_pimc.evaluate(game, five35_pimc.candidates(game, game.rules.legal(game.base)),
+                         random.Random(4), iterations=5)
+    assert game.seat_weights is not None and game.seat_weights[game.info.seat] is five35_playout.HARD

@@ -1,0 +1,41 @@
+"""bench/league/runlog.py: a league run's log lets a rerun play only the deals it lacks (issue 38)."""
+
+from __future__ import annotations
+
+import json
+
+from bench.league import levels, runlog
+from bench.tournament import Job
+
+
+def _job(level: str = "hard", first: int = 0, count: int = 4, budget_ms: int | None = 25) -> Job:
+    return Job("535", 4, "round", level, "medium", first, count, 38, None, budget_ms, False)
+
+
+def test_a_rerun_plays_only_the_deals_the_log_lacks(tmp_path):
+    log = tmp_path / "l.jsonl"
+    job = _job()
+    with log.open("w") as f:
+        for deal in (0, 2):
+            f.write(json.dumps(runlog.record(job, deal, 0.25, [0.0243, 0.001])) + "\n")
+        f.write('{"row": "535 hard:medium", "deal"')  # a torn last line: a run killed mid-write
+    held = runlog.done(log)
+    assert len(held) == 2
+    (left,) = runlog.missing([job, _job(first=4, count=2)], held)[:1]
+    assert left.deal_list == (1, 3)
+    assert runlog.missing([_job(first=4, count=2)], held)[0].deal_list == (4, 5)
+    # another budget, or another make-up of the hard player, is another row: nothing is held for it
+    assert runlog.missing([_job(budget_ms=100)], held)[0].deal_list == (0, 1, 2, 3)
+    variant = _job(level="hard/five35_reading.plain=0.5")
+    assert runlog.missing([variant], held)[0].deal_list == (0, 1, 2, 3)
+    rec = runlog.load([log])[0]
+    assert rec["cpu_ms"] == [24.3, 1.0] and rec["score"] == 0.25 and rec["seed"] == 38
+
+
+def test_the_fingerprint_names_the_hard_players_make_up():
+    assert levels.fingerprint("hard") == levels.fingerprint("hard")
+    assert levels.fingerprint("hard") != levels.fingerprint("hard/five35_reading.plain=0.5")
+    assert levels.fingerprint("hard") != levels.fingerprint("hard/ms=50")
+    # a robust setting left at its neutral value is the hard player as it was before it existed
+    assert levels.fingerprint("hard") == levels.fingerprint("hard/five35_reading.plain=0")
+    assert levels.fingerprint("hard") == levels.fingerprint("hard/cinquillo_belief_plain=0")
