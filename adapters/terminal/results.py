@@ -108,6 +108,9 @@ def end_block(msg: Message, locale: str, names: list[str] | None, me: int | None
     lines += _table(st, locale, names, me, left=view.get("hand_sizes"))
     lines.append("═" * 40)
     if checked is not None:
-        key = "terminal.fair" if checked else "terminal.unfair"
-        lines.append(translate(locale, key, table=msg.table or ""))
+        # One plain sentence, with the seed when this deal is the table's own (the room's outcome
+        # carries it then), and how to check it again.
+        seed = outcome.get("seed")
+        key = "terminal.unfair" if not checked else "terminal.fair_seed" if seed else "terminal.fair"
+        lines.append(translate(locale, key, table=msg.table or "", seed=seed or ""))
     return lines

@@ -31,10 +31,11 @@ KINDS = ("single", "group", "run", "add")
 RECENT = 4  # moves kept under the table: the screen is 24 lines
 WIDTH = 80
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-# Lines of the service a chat needs and a terminal does not: how to join, /bots, the commitment's
-# 64 hex digits (the terminal says the same in one plain sentence, results.fair_deal).
-SKIPPED = frozenset({"table.created", "table.bots_added", "table.started", "table.finished",
-                     "table.room_attached", "table.joined"})
+# Lines of the service a chat needs and a terminal does not: how to join, the commitment's 64 hex
+# digits (the terminal says the same in one plain sentence, results.fair_deal).  The AI players'
+# arrival stays: it says their level ("3 AI players sit down (level hard)").
+SKIPPED = frozenset({"table.created", "table.started", "table.finished", "table.room_attached",
+                     "table.joined"})
 
 
 def names_of(msg: Message) -> list[str] | None:
@@ -47,18 +48,41 @@ def names_of(msg: Message) -> list[str] | None:
     return None
 
 
-def wrap(items: list[str], width: int = WIDTH - 2, indent: str = "  ", first: str = "") -> list[str]:
-    """Items side by side, wrapped at ``width`` cells; the first line begins with ``first``."""
+def wrap(items: list[str], width: int = WIDTH - 2, indent: str = "  ", first: str = "",
+         sep: str = "   ") -> list[str]:
+    """Items side by side, ``sep`` between them, wrapped at ``width`` cells; the first line begins
+    with ``first``."""
     lines: list[str] = []
     line = first + " " if first else indent
     for item in items:
-        if cell_len(line) + cell_len(item) > width and line.strip():
+        if cell_len(line) + cell_len(item) > width and line.strip() and line.strip() != first.strip():
             lines.append(line.rstrip())
             line = indent
-        line += item + "   "
+        line += item + sep
     if line.strip():
         lines.append(line.rstrip())
     return lines
+
+
+def fold(text: str, width: int = WIDTH) -> list[str]:
+    """``text``'s lines, each longer than ``width`` cells folded between words (its indent kept on
+    the lines it continues on): a terminal would cut words where the screen ends."""
+    out: list[str] = []
+    for line in text.splitlines() or [""]:
+        if cell_len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        words = line.split()
+        current = indent + words[0]
+        for word in words[1:]:
+            if cell_len(current) + 1 + cell_len(word) > width:
+                out.append(current)
+                current = indent + "  " + word if indent else word
+            else:
+                current += " " + word
+        out.append(current)
+    return out
 
 
 class Screen:
@@ -73,8 +97,8 @@ class Screen:
         self.names: list[str] | None = None
 
     def say(self, text: str) -> None:
-        """A plain line (replies, prompts)."""
-        self.console.print(text, markup=False)
+        """A plain line (replies, prompts), folded at the screen's 80 columns between words."""
+        self.console.print("\n".join(fold(text)), markup=False)
 
     def t(self, key: str, **params: Any) -> str:
         """A text of the catalogues in the player's language."""
@@ -118,10 +142,14 @@ class Screen:
         for i in range(int(view.get("players") or len(view.get("hand_sizes") or []))):
             lines.append(self._seat(view, i, me, last.get(i)))
         hand = view.get("hand")
-        if hand is not None:
-            lines.append(self.t("view.hand", cards=self._hand(view)) if hand else self.t("view.hand_empty"))
-            if game == "535" and hand:
+        if hand:
+            # A hand of 20 cards (two players) is wider than the screen: wrapped between suits.
+            label = self.t("view.hand", cards="\0").partition("\0")[0].rstrip()
+            lines += wrap(self._hand(view), first=label, indent=" " * (cell_len(label) + 1), sep="  ")
+            if game == "535":
                 lines.append(self._costs(view))
+        elif hand is not None:
+            lines.append(self.t("view.hand_empty"))
         return lines
 
     def _costs(self, view: dict[str, Any]) -> str:
@@ -196,7 +224,8 @@ class Screen:
         line = f"{turn}{self.who(i, me)}: " + " · ".join(bits)
         return line if cell_len(line) <= WIDTH else line[:WIDTH - 1] + "…"
 
-    def _hand(self, view: dict[str, Any]) -> str:
+    def _hand(self, view: dict[str, Any]) -> list[str]:
+        """The hand in pieces that stay together on a line: a suit's cards, or 535's ranks."""
         loc, hand = self.locale, view.get("hand") or []
         if view.get("game") == "cinquillo":
             groups = []
@@ -204,8 +233,8 @@ class Screen:
                 ranks = [rank_name(int(c[:-1]), loc) for c in hand if c.endswith(s)]
                 if ranks:
                     groups.append(f"{SUIT_EMOJI[s]} {' '.join(ranks)}")
-            return "  ".join(groups)
-        return " ".join(str(c) for c in hand)  # 535: the ranks, what they cost on the next line
+            return groups
+        return [" ".join(str(c) for c in hand)]  # 535: the ranks, what they cost on the next line
 
     def turn(self, hand: Message) -> list[Action]:
         """The player's turn: the table (redrawn in place at a TTY) and the numbered moves."""

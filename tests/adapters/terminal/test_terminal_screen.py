@@ -160,7 +160,16 @@ def test_the_end_screen_has_a_headline_the_standings_and_the_last_moves():
         row = next(r for r in rows if f" {NAMES[seat]} " in r or f" {NAMES[seat]}  " in r)
         assert ("🏆" in row) == (seat in winners), row
     assert "Fewest points wins" in text
-    assert translate("en", "terminal.fair", table="t") in text
+    # The check in one plain sentence, with the seed when the room's outcome carries it, folded at
+    # the screen's 80 columns.
+    assert translate("en", "terminal.fair", table="t") in " ".join(text.split())
+    end = end.model_copy(update={"outcome": {**end.outcome, "seed": "5eed" * 8}})
+    out = io.StringIO()
+    Screen(out, "en").end(end, me=0, checked=True)
+    words = " ".join(out.getvalue().split())
+    assert translate("en", "terminal.fair_seed", table="t", seed="5eed" * 8) in words
+    assert all(cell_len(line) <= 80 for line in out.getvalue().splitlines())
+    assert "cinq verify t " in words
 
 
 def test_help_is_plain_words_without_chat_commands():

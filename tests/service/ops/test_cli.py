@@ -32,6 +32,17 @@ async def test_numbers_and_moves_are_read_from_a_pipe_and_end_of_input_ends_clea
     assert text.rstrip().endswith(translate("es", "terminal.bye"))
 
 
+@pytest.mark.parametrize("lang,words,said", [("en", ["535", "hard"], "3 AI players sit down (level hard)."),
+                                              ("es", ["cinquillo", "players=2", "fácil"],
+                                               "Se sienta 1 jugador IA (nivel fácil).")])
+async def test_the_ai_level_is_taken_from_the_words_and_said(lang, words, said):
+    # Issue 34 (12): `make play ARGS="535 hard"` was refused; the level is now a word of /play's, and
+    # the terminal says which level sits down.
+    out = io.StringIO()
+    assert await play(words, lang=lang, stdin=io.StringIO("q\n"), stdout=out) == 0
+    assert said in out.getvalue()
+
+
 async def test_q_quits():
     out = io.StringIO()
     assert await play(["535"], lang="en", stdin=io.StringIO("q\n"), stdout=out) == 0
