@@ -27,6 +27,7 @@ forged or expired credential gets 401, a move by a spectator or with another tab
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -36,9 +37,11 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp_sse import sse_response
+from redis.exceptions import RedisError
 
 from adapters.web.config import WebSettings
 from adapters.web.daily import daily_handler
+from adapters.web.feeds import FeedRefused, Feeds
 from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
@@ -46,7 +49,7 @@ from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_routes
-from service.platform.watch import Embargoed, Watch
+from service.platform.watch import Embargoed, Lagging, Watch
 from service.protocol import text
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.render import move_text
@@ -55,6 +58,8 @@ from service.write.gateway import Gateway
 STATIC = Path(__file__).with_name("static")
 _TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+FEED_RETRY_S = 5.0
+"""A refused feed's ``Retry-After``: a page's reconnect waits this long."""
 _SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                      "Cache-Control": "no-store"}
 
@@ -68,15 +73,20 @@ class Viewer:
     locale: str
 
 
-def _refusal(status: int, code: str, locale: str, metrics: WebMetrics | None = None) -> web.HTTPException:
+def _refusal(status: int, code: str, locale: str, metrics: WebMetrics | None = None,
+             retry_after_s: float | None = None) -> web.HTTPException:
     """A refusal as problem JSON, its ``detail`` in the viewer's language."""
     if metrics is not None:
         metrics.refused.labels(str(status), code).inc()
     cls = {400: web.HTTPBadRequest, 401: web.HTTPUnauthorized, 403: web.HTTPForbidden,
-           404: web.HTTPNotFound, 503: web.HTTPServiceUnavailable}[status]
+           404: web.HTTPNotFound, 415: web.HTTPUnsupportedMediaType, 429: web.HTTPTooManyRequests,
+           503: web.HTTPServiceUnavailable}[status]
     body = {"type": f"urn:cinq:problem:{code}", "status": status, "title": code,
             "detail": translate(locale, f"web.refused.{code}")}
-    return cls(text=json.dumps(body), content_type="application/problem+json", headers=_SECURITY_HEADERS)
+    headers = dict(_SECURITY_HEADERS)
+    if retry_after_s is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(retry_after_s)))
+    return cls(text=json.dumps(body), content_type="application/problem+json", headers=headers)
 
 
 def _lang(request: web.Request) -> str:
@@ -94,8 +104,10 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     secrets = gateway.secrets
     metrics = metrics or WebMetrics()
 
-    def refusal(status: int, code: str, locale: str) -> web.HTTPException:
-        return _refusal(status, code, locale, metrics)
+    feeds = Feeds(ws.feed_limits())
+
+    def refusal(status: int, code: str, locale: str, retry_after_s: float | None = None) -> web.HTTPException:
+        return _refusal(status, code, locale, metrics, retry_after_s)
 
     async def viewer(request: web.Request) -> Viewer:
         k = request.query.get("k") or ""
@@ -177,15 +189,26 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         after = request.headers.get("Last-Event-ID") or request.query.get("after") or ""
         if not re.fullmatch(r"\d{1,20}-\d{1,20}", after):
             after = ""
-        position = after or await watch.last_id(v.table)
-        msgs = await now(v)
+        person = v.person
+        try:
+            with feeds.open(v.table, person.platform if person else None, person.user if person else None):
+                metrics.feeds.inc()
+                try:
+                    return await _opened_feed(request, v, after)
+                finally:
+                    metrics.feeds.dec()
+        except FeedRefused as e:  # nothing was read for it: a refusal costs no Redis round trip
+            raise refusal(e.status, e.code, v.locale, retry_after_s=FEED_RETRY_S) from None
+
+    async def _opened_feed(request: web.Request, v: Viewer, after: str) -> web.StreamResponse:
+        try:
+            position = after or await watch.last_id(v.table)
+            msgs = await now(v)
+        except RedisError:
+            raise refusal(503, "unavailable", v.locale, retry_after_s=FEED_RETRY_S) from None
         if msgs is None:
             raise refusal(404, "not_found", v.locale)
-        metrics.feeds.inc()
-        try:
-            return await _feed(request, v, position, msgs)
-        finally:
-            metrics.feeds.dec()
+        return await _feed(request, v, position, msgs)
 
     async def _feed(request: web.Request, v: Viewer, position: str, msgs: list[Any]) -> web.StreamResponse:
         resp = None
@@ -201,9 +224,10 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
                     # drawing of the view (a millisecond per message and viewer) the page never shows.
                     body = json.dumps(page_message(msg, v.person, v.locale))
                     await resp.send(body, event="message", id=mid)
-        except ConnectionResetError:
-            # The page went away (a tab closed, a phone asleep): its feed ends here, quietly; the
-            # browser's reconnect, if it comes back, resumes from its Last-Event-ID.
+        except (ConnectionResetError, Lagging, RedisError):
+            # The page went away (a tab closed, a phone asleep), fell too far behind, or the store
+            # went while catching up: its feed ends here, quietly; the page's reconnect resumes from
+            # its Last-Event-ID.
             pass
         return resp if resp is not None else web.StreamResponse()
 

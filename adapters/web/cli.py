@@ -49,8 +49,11 @@ class WebAdapter:
 
     async def start(self, host: str | None = None, port: int | None = None) -> None:
         """Serve (``port`` 0: any free port, then see :attr:`port`)."""
-        # SSE streams never end by themselves: a short shutdown timeout, so stopping is prompt.
-        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        # SSE streams never end by themselves: a short shutdown timeout, so stopping is prompt.  A
+        # request whose client went is cancelled (handler_cancellation): a feed waiting on a quiet
+        # table ends at once, giving back its subscription and its slot (issue 32, 4).
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0,
+                                     handler_cancellation=True)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host or self.ws.host, self.ws.port if port is None else port)
         await site.start()

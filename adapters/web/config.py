@@ -14,6 +14,7 @@ import re
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from adapters.web.feeds import FeedLimits
 from service.foundation.secrets import UnsafeConfiguration, weakness
 
 
@@ -34,6 +35,16 @@ class WebSettings(BaseSettings):
     session_ttl_s: float = Field(default=6 * 3600.0, gt=0)
     # SSE: a comment line this often keeps proxies from closing an idle stream.
     ping_s: float = Field(default=15.0, gt=0)
+    # Live feeds held open (adapters/web/feeds.py): by the process, by one person's link, by a room's
+    # spectator link (a whole group opens it); past them 503 / 429 with Retry-After.
+    max_feeds: int = Field(default=2000, ge=1)
+    feeds_per_link: int = Field(default=8, ge=1)
+    feeds_per_room_link: int = Field(default=256, ge=1)
+
+    def feed_limits(self) -> FeedLimits:
+        """The bounds on open feeds (:class:`adapters.web.feeds.FeedLimits`)."""
+        return FeedLimits(total=self.max_feeds, per_link=self.feeds_per_link,
+                          per_room_link=self.feeds_per_room_link)
 
     def bot_token_value(self) -> str | None:
         """The bot token itself (None: not set: no Mini App sessions)."""

@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     redis_min_replicas: int = Field(default=0, ge=0, le=16)
     redis_replica_timeout_ms: int = Field(default=1000, ge=10, le=60_000)
     redis_waitaof: bool = True
+    # Each role's Redis client holds at most this many connections (service.store.pool); a command
+    # finding them all busy waits up to redis_pool_timeout_s, then is a Redis error (503, read again).
+    redis_max_connections: int = Field(default=64, ge=2, le=10_000)
+    redis_pool_timeout_s: float = Field(default=5.0, gt=0, le=120)
     # Tables are spread over buckets: every key of one bucket shares a Redis Cluster hash tag.
     buckets: int = Field(default=1024, ge=1, le=16384)
     # Prepended to every key (a benchmark or a second deployment sharing one Redis).

@@ -25,6 +25,7 @@ from service.store.groups import Group
 from service.store.keys import Keys
 from service.store.leases import Leases
 from service.store.packing import use_hiredis_packing
+from service.store.pool import BoundedSentinelPool, bounded_client, pool_args
 from service.store.replicas import Replicas
 from service.tournaments.embargoes import Embargoes
 from service.write import bots
@@ -42,22 +43,22 @@ Chooser = Callable[[dict[str, Any], str, int], str]
 
 def connect(settings: Settings) -> tuple[Any, bool]:
     """A ``redis.asyncio`` client for ``REDIS_URL`` (a cluster client with ``CINQ_REDIS_CLUSTER``; the
-    primary the sentinels name with ``CINQ_REDIS_SENTINELS``), or an embedded fakeredis (and True)
-    without it.  A configuration that could lose an acknowledged move stops the process with one line
+    primary the sentinels name with ``CINQ_REDIS_SENTINELS``) on a bounded pool
+    (:mod:`service.store.pool`), or an embedded fakeredis (and True) without it.  A configuration
+    that could lose an acknowledged move stops the process with one line
     (:func:`service.store.connection.unsafe`)."""
     problem = unsafe(settings)
     if problem is not None:
         raise SystemExit(f"cinq: refusing to start: {problem}")
     if settings.redis_url or settings.redis_sentinels:
-        import redis.asyncio as redis
-
         settings.require_safe()  # a shared store: secrets nobody knows (tokens, daily deals)
         if settings.redis_sentinels:
-            return sentinel_client(settings), False
+            return sentinel_client(settings, connection_pool_class=BoundedSentinelPool,
+                                   **pool_args(settings)), False
         assert settings.redis_url is not None
-        if settings.redis_cluster:
-            return cluster_client(settings.redis_url), False
-        return redis.from_url(settings.redis_url), False
+        if settings.redis_cluster:  # per node; redis-py's cluster refuses at once past the bound
+            return cluster_client(settings.redis_url, max_connections=settings.redis_max_connections), False
+        return bounded_client(settings.redis_url, settings), False
     import fakeredis
 
     warnings.warn("REDIS_URL is not set: using an embedded in-memory store (fakeredis); nothing is kept",

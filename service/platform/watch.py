@@ -36,6 +36,7 @@ from service.platform.outbox import Message
 from service.store import repository
 from service.store.decoding import as_text
 from service.store.event_store import EventStore
+from service.store.groups import Pause
 from service.store.keys import Keys
 from service.store.replicas import Replicas
 from service.store.streams import StreamReader
@@ -74,11 +75,36 @@ def _after(a: str, b: str) -> bool:
     return key(a) > key(b)
 
 
+QUEUE_MAX = 256
+"""Messages a feed may have waiting: a page that reads slower than its table writes is ended past it
+(its reconnect resumes from its ``Last-Event-ID``), not buffered without end."""
+CATCH_UP_PAGE = 256
+"""Entries one read of a reconnect's catch-up asks for (``XRANGE ... COUNT``)."""
+CATCH_UP_MAX = 4096
+"""Entries a reconnect's catch-up reads at most: the outbox is a bucket's, shared by many tables, and
+a page resuming from far back (``Last-Event-ID: 0-0``) was sent the table's state first anyway."""
+_BEHIND: Entry = ("", None)  # type: ignore[assignment]  # the queue's last item when it overflowed
+
+
+class Lagging(Exception):
+    """A page fell :data:`QUEUE_MAX` messages behind: its feed ends (the page reconnects and resumes)."""
+
+
 @dataclass(eq=False)  # compared (and hashed) by identity: one per page
 class _Sub:
     table: str
     person: Player | None
     queue: asyncio.Queue[Entry] = field(default_factory=asyncio.Queue)
+    behind: bool = False
+
+    def put(self, entry: Entry) -> None:
+        """Queue a message; past :data:`QUEUE_MAX` waiting, mark the page behind instead (once)."""
+        if self.behind:
+            return
+        if self.queue.qsize() >= QUEUE_MAX:
+            self.behind = True
+            entry = _BEHIND
+        self.queue.put_nowait(entry)
 
 
 class Watch:
@@ -157,16 +183,14 @@ class Watch:
             # What was written between ``after`` and now (a reconnect), then the live messages;
             # an entry both reads saw is given once.
             sent = after
-            missed = await self.redis.xrange(stream, min=f"({after}" if after != "0-0" else "-")
-            await self.replicas.confirm()
-            for mid, raw in missed:
-                mid = as_text(mid)
-                msg = _message(raw)
+            async for mid, msg in self._missed(stream, after):
                 sent = mid
                 if msg is not None and visible(msg, table, person):
                     yield mid, msg
             while True:
                 mid, msg = await sub.queue.get()
+                if msg is None:
+                    raise Lagging(table)
                 if _after(mid, sent):
                     sent = mid
                     yield mid, msg
@@ -176,6 +200,23 @@ class Watch:
                 del self.subs[table]
                 if not any(self.keys.outbox_for(t) == stream for t in self.subs):
                     self.positions.pop(stream, None)
+
+    async def _missed(self, stream: str, after: str) -> AsyncIterator[tuple[str, Message | None]]:
+        """The entries of ``stream`` after ``after`` up to now, a page (:data:`CATCH_UP_PAGE`) at a
+        time and :data:`CATCH_UP_MAX` at most, each confirmed by the replicas before it is given."""
+        start = f"({after}" if after != "0-0" else "-"
+        read = 0
+        while read < CATCH_UP_MAX:
+            page = await self.redis.xrange(stream, min=start, count=CATCH_UP_PAGE)
+            if not page:
+                return
+            await self.replicas.confirm()
+            for mid, raw in page:
+                yield as_text(mid), _message(raw)
+            read += len(page)
+            start = f"({as_text(page[-1][0])}"
+            if len(page) < CATCH_UP_PAGE:
+                return
 
     def _ensure_running(self) -> None:
         if self._task is None or self._task.done():
@@ -198,6 +239,7 @@ class Watch:
                 await self._task
 
     async def _run(self) -> None:
+        pause = Pause(0.05, 1.0)
         while True:
             if not self.positions:
                 self._wake.clear()
@@ -207,10 +249,13 @@ class Watch:
                 entries = await self.reader.read(dict(self.positions), 500, self.block_ms)
                 if entries:  # shown only once the replicas have it; else read again
                     await self.replicas.confirm()
-            except (OSError, ConnectionError, RedisError) as e:  # Redis away: try again shortly
-                del e
-                await asyncio.sleep(0.5)
+            except (OSError, RedisError):
+                # Redis away (redis-py's ConnectionError and TimeoutError are RedisErrors): back off
+                # and read again from the last id handed out, which ``positions`` kept, so no page
+                # misses what was written meanwhile (issue 32, 7).
+                await asyncio.sleep(pause.failed())
                 continue
+            pause.ok()
             for name, mid, fields in entries:
                 if name in self.positions:
                     self.positions[name] = mid
@@ -219,7 +264,7 @@ class Watch:
                     continue
                 for sub in list(self.subs.get(msg.table or "", ())):
                     if visible(msg, sub.table, sub.person):
-                        sub.queue.put_nowait((mid, msg))
+                        sub.put((mid, msg))
 
 
 def _message(fields: Any) -> Message | None:
