@@ -58,8 +58,9 @@ class Feed:
 
 async def open_feed(port: int, k: str | None = None, *, last_event_id: str | None = None,
                     query_k: bool = False, timeout: float = 30.0) -> Feed:
-    """Open ``/api/events`` (HTTP/1.0: the stream unchunked) with a link (in the ``Authorization`` header, or the URL with
-    ``query_k``) and read up to the first event; a refusal's body is read whole."""
+    """Open ``/api/events`` (HTTP/1.0: the stream unchunked) with a link (in the ``Authorization``
+    header, or the URL with ``query_k``) and read up to the first event; a refusal's body is read
+    whole."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     path = "/api/events" + (f"?k={k}" if query_k and k else "")
     head = [f"GET {path} HTTP/1.0", "Host: 127.0.0.1", "Accept: text/event-stream"]

@@ -30,7 +30,7 @@ async def ana_at_a_table(d: Deployment) -> tuple[str, str, dict]:
 
 async def test_a_links_feeds_are_bounded_and_released_when_their_pages_go(tmp_path):
     async with deployed(tmp_path, {"CINQ_WEB_FEEDS_PER_LINK": "4"}) as d:
-        table, k, _ = await ana_at_a_table(d)
+        _, k, _ = await ana_at_a_table(d)
         feeds = [await open_feed(d.web_port, k) for _ in range(4)]
         assert [f.status for f in feeds] == [200] * 4
         over = await open_feed(d.web_port, k)
@@ -75,7 +75,7 @@ async def test_the_process_holds_a_bounded_number_of_feeds(tmp_path):
         feeds[0].drop()
         again = await eventually(lambda: _opened_or_busy(d, links[6]), 30, "a slot given back")
         assert again.status == 200
-        await close_all(feeds[1:] + [again])
+        await close_all([*feeds[1:], again])
 
 
 async def _opened_or_busy(d: Deployment, k: str) -> Feed | None:
