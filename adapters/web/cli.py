@@ -1,5 +1,6 @@
 """Running the web table: under ``cinq serve``, alone (``cinq web``), or for one person on the
-embedded store (``cinq play --web``: the terminal's match, drawn in the browser).
+embedded store (``cinq play --web``: the terminal's match, drawn in the browser; without an AI level
+in its words the page offers the level before the deal, :mod:`adapters.web.local`).
 """
 
 from __future__ import annotations
@@ -8,15 +9,18 @@ import argparse
 import asyncio
 import contextlib
 import os
+import secrets
 import sys
 import time
 import webbrowser
 from typing import Any
+from urllib.parse import urlencode
 
 from aiohttp import web
 
-from adapters.web.app import make_app
+from adapters.web.app import STATIC, make_app
 from adapters.web.config import WebSettings
+from adapters.web.local import add_level_choice
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
 from service.foundation import logs
@@ -26,6 +30,7 @@ from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale
+from service.protocol.parse import ProtocolError, parse_command
 from service.store.connection import refuse_unsafe
 from service.write.gateway import Gateway
 
@@ -61,9 +66,12 @@ class WebAdapter:
 
     def link(self, table: str, person: Player | None = None, ttl_s: float = LINK_TTL_S) -> str:
         """A page address for ``person`` (None: a spectator) at ``table``."""
-        k = issue_link(self.gateway.secrets[0], table=table, expires=time.time() + ttl_s,
-                       platform=person.platform if person else None, user=person.user if person else None)
-        return table_url(self.base_url, k)
+        return table_url(self.base_url, self.token(table, person, ttl_s))
+
+    def token(self, table: str, person: Player | None = None, ttl_s: float = LINK_TTL_S) -> str:
+        """The link token (``k``) of :meth:`link`."""
+        return issue_link(self.gateway.secrets[0], table=table, expires=time.time() + ttl_s,
+                          platform=person.platform if person else None, user=person.user if person else None)
 
     async def close(self) -> None:
         """Stop serving, and the watch."""
@@ -101,24 +109,48 @@ async def play(words: list[str], lang: str | None = None, port: int = 0, open_br
     return 0
 
 
-async def _play(words: list[str], lang: str | None, port: int, open_browser: bool, out: Any) -> None:
+async def _play(words: list[str], lang: str | None, port: int, open_browser: bool, out: Any,
+                runtime: Any = None) -> None:
+    """The match (``runtime``: a service runtime of the caller's, the tests'; by default one on the
+    embedded store)."""
     import fakeredis
 
     locale = lang if lang in ("es", "en") else pick_locale(os.environ.get("LANG", "").split(".")[0])
-    settings = Settings(redis_url=None, buckets=8, turn_seconds=0)
-    rt = build(settings, redis=fakeredis.FakeAsyncRedis())
+    rt = runtime or build(Settings(redis_url=None, buckets=8, turn_seconds=0),
+                          redis=fakeredis.FakeAsyncRedis())
+    settings = rt.settings
     adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), rt.gateway,
                          block_ms=200)
     me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
     room = Room(platform="terminal", chat="tty", kind="private")
     worker = asyncio.create_task(rt.worker.run())
+    words = list(words or ["cinquillo"])
+
+    async def deal(level: str | None = None, wait_s: float = 10.0) -> str:
+        cid = await rt.gateway.submit("/play " + " ".join([*words, *([level] if level else [])]), user=me,
+                                      room=room, language_code=locale, command_id="web-play-1")
+        table = rt.gateway.table_for(cid)
+        # The page opens the link at once (the level's Deal): the worker has dealt by then.
+        for _ in range(int(wait_s / 0.05)):
+            if await adapter.watch.now(table, me, locale) is not None:
+                break
+            await asyncio.sleep(0.05)
+        return adapter.token(table, me)
+
     try:
+        choose = _without_level(words)
+        if choose:
+            # No level in the words: the page offers it before the deal (adapters.web.local).
+            key = secrets.token_urlsafe(24)
+            add_level_choice(adapter.app, key=key, deal=deal, index=STATIC / "index.html")
         await adapter.start(port=port)
         # The language through the service, as a person would say it (no Redis write here).
         await rt.gateway.submit(f"/lang {locale}", user=me, room=room, command_id="web-play-lang")
-        cid = await rt.gateway.submit("/play " + " ".join(words or ["cinquillo"]), user=me, room=room,
-                                      language_code=locale, command_id="web-play-1")
-        url = adapter.link(rt.gateway.table_for(cid), me)
+        if choose:
+            game = parse_command("/play " + " ".join(words)).args["game"]
+            url = f"{adapter.base_url}/new?" + urlencode({"s": key, "game": game, "lang": locale})
+        else:
+            url = table_url(adapter.base_url, await deal())
         print(url, file=out, flush=True)
         if open_browser:
             with contextlib.suppress(Exception):
@@ -128,6 +160,15 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
         await adapter.close()
         rt.worker.stop.set()
         await worker
+
+
+def _without_level(words: list[str]) -> bool:
+    """Whether ``words`` are a good /play that names no AI level (then the page offers one); words the
+    service would refuse go to it as they are, for its answer."""
+    try:
+        return "level" not in parse_command("/play " + " ".join(words)).args
+    except ProtocolError:
+        return False
 
 
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:

@@ -587,6 +587,40 @@
     nav.onclick = (e) => { const g = e.target.dataset && e.target.dataset.g; if (g) daily(g); };
   }
 
+  // --- the level before the deal (cinq play --web without one: adapters/web/local.py) -----------
+  // The game, the AI players' three levels (one pressed: medium, as /play without one) and Deal.
+  async function chooser(q) {
+    const lang = q.get("lang");
+    await loadI18n(lang === "es" || lang === "en" ? lang : (navigator.language || "en").slice(0, 2) === "es" ? "es" : "en");
+    const game = q.get("game") === "535" ? "535" : "cinquillo";
+    $("title").textContent = tr(`web.game.${game}`);
+    $("mine").hidden = true;
+    $("log-box").hidden = true;
+    let level = "medium";
+    const box = document.createElement("section");
+    box.id = "levels";
+    box.setAttribute("aria-labelledby", "levels-title");
+    box.innerHTML = `<h2 id="levels-title">${esc(tr("web.level"))}</h2><div role="group" aria-labelledby="levels-title">` +
+      ["easy", "medium", "hard"].map((l) => `<button type="button" class="level" data-level="${l}" aria-pressed="${l === level}">${esc(tr("web.level." + l))}</button>`).join("") +
+      `</div><p><button type="button" id="deal" class="move">${esc(tr("web.deal"))}</button></p>`;
+    $("board").replaceChildren(box);
+    box.addEventListener("click", async (e) => {
+      const t = e.target.closest("button");
+      if (!t) return;
+      if (t.dataset.level) {
+        level = t.dataset.level;
+        for (const b of box.querySelectorAll("[data-level]")) b.setAttribute("aria-pressed", String(b === t));
+        return;
+      }
+      t.disabled = true;
+      const r = await fetch(`/api/new?lang=${S.i18n.locale}`, {method: "POST",
+        headers: {"content-type": "application/json", authorization: `Start ${q.get("s") || ""}`},
+        body: JSON.stringify({level})});
+      if (!r.ok) { t.disabled = false; await refused(r); return; }
+      location.href = `/t?k=${encodeURIComponent((await r.json()).k)}&lang=${S.i18n.locale}`;
+    });
+  }
+
   async function start() {
     theme(MiniApp.theme());
     MiniApp.on("theme_changed", (d) => theme(d && d.theme_params));
@@ -594,6 +628,7 @@
     const m = /^\/replay\/([A-Za-z0-9_-]+)$/.exec(location.pathname);
     if (m) return replay(m[1]);
     const q = new URLSearchParams(location.search);
+    if (location.pathname === "/new") return chooser(q);
     const initData = MiniApp.initData();
     if (initData && !q.get("k") && !q.get("table") && !new URLSearchParams(initData).get("start_param")) {
       // A Mini App opened from the bot's menu, on no table: the deal of the day.
