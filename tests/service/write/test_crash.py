@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 from service.domain.events import decode
 from service.domain.tables.replay import verify
@@ -33,17 +34,34 @@ def _spawn(url: str) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+async def _until_joined(redis: Any, keys: Keys, procs: list[subprocess.Popen], deadline: float) -> None:
+    """Wait until every worker process has joined the workers' members (service.store.leases): it
+    then runs its loop under ``run_until_stopped``, whose SIGTERM handler is installed before the
+    loop starts.  A process still importing or connecting when the test ends would die of the SIGTERM
+    meant to stop it gracefully (-15), which says nothing of how a running worker stops."""
+    live = 0
+    while time.monotonic() < deadline:
+        assert all(p.poll() is None for p in procs), [p.stderr.read()[-500:] for p in procs if p.stderr]
+        now_ms = int(time.time() * 1000)
+        live = await redis.zcount(keys.worker_members(), now_ms, "+inf")
+        if live >= len(procs):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"only {live} of {len(procs)} workers joined")
+
+
 async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
     s = settings(buckets=16, command_shards=2)
     gw = Gateway(real_redis, s, Keys.of(s))
     await worker_for(real_redis, s).setup()
     procs = [_spawn(real_redis_url) for _ in range(3)]
     try:
+        deadline = time.monotonic() + 60
+        await _until_joined(real_redis, gw.keys, procs, deadline)
         rooms = [Room(platform="crash", chat=str(i)) for i in range(TABLES)]
         people = [Player(platform="crash", user=str(i)) for i in range(TABLES)]
         for i, (p, room) in enumerate(zip(people, rooms, strict=True)):
             await gw.submit("/play 535 3" if i % 2 else "/play cinquillo 4", user=p, room=room)
-        deadline = time.monotonic() + 60
         tables: list[str] = []
         while time.monotonic() < deadline and len(tables) < TABLES:
             # The gateway points a room at its new table at once: wait for the tables themselves.
