@@ -47,15 +47,15 @@ $(E2E_STAMP): $(STAMP)
 	$(VENV)/bin/python -c 'from tools.synapse import python; python()'
 	touch $(E2E_STAMP)
 
-## the end-to-end suites (a real Matrix homeserver on loopback; issue 12's randomized fault run)
+## the end-to-end suites (a real Matrix homeserver on loopback; the randomized fault run)
 test-e2e: $(NATIVE) $(E2E_STAMP)
 	$(VENV)/bin/python -m pytest -q -m e2e $(PYTEST_ARGS)
 
-## issue 12's fault cases and randomized fault run (tests/faults/): real redis-server, a fault proxy
+## the fault cases and the randomized fault run (tests/faults/): real redis-server, a fault proxy
 test-faults: $(NATIVE)
 	$(VENV)/bin/python -m pytest -q -m faults tests/faults $(PYTEST_ARGS)
 
-## issue 36's failover runs: a Sentinel deployment (redis-server, redis-sentinel) losing its primary
+## the failover runs: a Sentinel deployment (redis-server, redis-sentinel) and a Redis Cluster losing a primary
 test-failover: $(NATIVE)
 	$(VENV)/bin/python -m pytest -q -m failover tests/faults $(PYTEST_ARGS)
 

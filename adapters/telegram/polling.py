@@ -1,4 +1,4 @@
-"""Long polling that confirms an update only once what it asked for is stored (issue 36).
+"""Long polling that confirms an update only once what it asked for is stored.
 
 Telegram forgets every update below the ``offset`` of the next ``getUpdates``: that call *confirms*
 them.  aiogram's own polling sends it as soon as it has handed a batch to handler tasks, so a process

@@ -1,4 +1,4 @@
-"""Replies with buttons on Telegram (issue 15): the boards of ``/rating`` and ``/top``, a tournament's
+"""Replies with buttons on Telegram: the boards of ``/rating`` and ``/top``, a tournament's
 messages.  Pure, like :mod:`adapters.telegram.render`, whose :func:`~adapters.telegram.render.route`
 hands every reply here; the content model is :mod:`adapters.telegram.content`'s.
 

@@ -1,24 +1,23 @@
 """Which way each other 535 player plays, read from this round's public moves.
 
 The hard player's playouts need a model of every seat's later moves, and no one model fits all
-opponents: modelling three medium players as the tuned policy (:data:`five35_playout.HARD`, which
-passes little and leads singles) cost 20 points against them, and modelling three searching
-players as medium cost 15 against those (``bench/results/five35_experiments.txt``).  Two kinds of
-public evidence tell them apart (bench/five35_styles.py, four-player rounds of self-play, plain
-PIMC at 100 ms):
+opponents: modelling medium players as the tuned policy (:data:`five35_playout.HARD`, which passes
+little and leads singles) predicts their moves badly, and so does modelling searching players as
+medium.  Two kinds of public evidence tell them apart:
 
-* **Leads.** The medium player leads its biggest set, always while its hand is nearly full (100 of
-  101 such leads put down more than one card, 194 of 284 later), a searching player mostly single
-  cards (30 of 73 early leads bigger, 55 of 141 later).
+* **Leads.** The medium player leads its biggest set, nearly always while its hand is nearly full;
+  a searching player mostly leads single cards.  Early and late leads are counted apart.
 * **Follows.** With no seat about to go out, the medium player passes unless its best follow scores
   0 or more, and some follows score below 0 whatever the hand holds (a single of a 9 or higher over
   a single, an 8 while the hand is big: :func:`odd_for_medium`).  The medium player never makes
-  one; 69% of a searching player's follow plays are such (209 of 303), and 78 of 80 searching seats
-  made one in the round, most within their first few moves.  A follow the medium player could have
-  made counts, more weakly, the other way.
+  one, most searching players make one within their first few moves.  A follow the medium player
+  could have made counts, more weakly, the other way.
 
 Each piece of evidence moves the odds that a seat plays like a searcher rather than like the
 medium player by a fixed likelihood ratio, and each seat is modelled with the likelier policy.
+Passes and adds are not evidence: they tell the two apart too little.  The counts behind the
+ratios, and what each variant won, are in ``bench/results/five35_experiments.txt`` (fifth and
+sixth rounds; ``bench/five35_styles.py`` counts them again).
 
 **Robust reading** (issue 38): a seat that is neither model (a person, another program) is read into
 one of them all the same, and a wrong model costs strength.  Two settings of :class:`Reading` keep
@@ -28,8 +27,6 @@ share of every seat's deals away from the reading altogether (each model half of
 that a seat the reading got wrong still has deals played out the other way.  With either set, the
 search draws the seats' models per deal (:class:`SeatModels`); with neither, each seat keeps its
 likelier model as before.
-(Passes tell the two apart too little, 52% against 59% of follows; adds, 40% against 20% of
-follow plays, made medium players read as searchers too early and cost 12 points against them.)
 
 The moves are classified by replaying the public history on the pile alone (passes, the hand
 sizes, the pile's effect table, F-8..F-10): no hand is read (G-1).

@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="also a table whose deal other tables still play (withheld otherwise)")
     replay.add_argument("--lang", default="en", choices=("es", "en"), help="the language (default en)")
     sub.add_parser("reindex", help="rebuild the derived indexes (rooms, players, stats) from the streams")
-    ratings = sub.add_parser("ratings", help="the ratings projection (issue 15)")
+    ratings = sub.add_parser("ratings", help="the ratings projection of finished matches")
     rsub = ratings.add_subparsers(dest="ratings_command", required=True)
     rb = rsub.add_parser("rebuild", help="rate every finished match again, from the streams and archives")
     rb.add_argument("--archive", metavar="FILE", action="append", default=[],

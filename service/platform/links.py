@@ -1,4 +1,4 @@
-"""Links to the web table in the messages delivered (``adapters/web``, issue 16).
+"""Links to the web table in the messages delivered (``adapters/web``).
 
 When the web table is configured (``CINQ_WEB_PUBLIC_URL``), each message an adapter delivers carries
 the link its recipient may open (:attr:`service.platform.outbox.Message.link`):

@@ -1,4 +1,4 @@
-"""Ratings and leaderboards (issue 15): a projection of finished matches.
+"""Ratings and leaderboards: a projection of finished matches.
 
 - :mod:`service.ratings.model` — pure: what a finished table says about who beat whom (a
   :class:`~service.ratings.model.MatchRecord`), and the rating update (openskill, Plackett–Luce).

@@ -137,7 +137,7 @@ async def records(redis: Any, keys: Keys, archives: Iterable[str] = ()) -> list[
             rec = record_from_events(a.table, a.events)
             if rec is not None:
                 found[rec.table] = rec
-    stream_keys = [as_text(k) async for k in redis.scan_iter(match=f"{keys.prefix}t:*:events", count=1000)]
+    stream_keys = [as_text(k) async for k in redis.scan_iter(match=keys.table_keys("events"), count=1000)]
     sha = await redis.script_load(_NOT_MOVES)
     calls = _by_slot(stream_keys)
 

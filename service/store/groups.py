@@ -51,7 +51,7 @@ class Pause:
 
     The cap is short on purpose: it is also how late a process notices that Redis is back after a
     restart or failover (a connection refused costs nothing), and every command held meanwhile waits
-    for that (issue 12: a command's latency across a Redis restart stays under 3 s)."""
+    for that (a command's latency across a Redis restart: the chaos run's report, tests/faults/chaos.py)."""
 
     def __init__(self, first_s: float = 0.05, cap_s: float = 0.5) -> None:
         self.first_s, self.cap_s = first_s, cap_s

@@ -1,4 +1,4 @@
-"""The buttons of replies (issue 15): a board's views (``/rating``, ``/top``) and a tournament's
+"""The buttons of replies: a board's views (``/rating``, ``/top``) and a tournament's
 sign-up.  Their data is an action token whose "table" is not a table: ``B`` (a board) or a tournament
 id (``T…``), so neither is the move handler's business (one press per turn, staleness by version).
 

@@ -57,7 +57,7 @@ __all__ = ["Context", "Decision", "Refused", "bot_seed", "commitment", "decide",
 def only_pass(t: Table, auto_pass_s: float) -> bool:
     """Whether the service passes for the person to move: their only move is to pass and passes are
     made for people (``auto_pass_s`` > 0).  A forced pass is the same for everyone, whatever the
-    platform they play on (it was a Telegram adapter's until issue 35)."""
+    platform they play on."""
     if auto_pass_s <= 0 or t.status != RUNNING:
         return False
     mover = t.to_move()
