@@ -222,18 +222,26 @@ _TOURNAMENT_ACTIONS = {"join": "join", "unirse": "join", "unirme": "join", "leav
                        "cancel": "cancel", "cancelar": "cancel"}
 
 
-def _top(command: str, words: list[str]) -> dict[str, Any]:
-    # "/top", "/top 535", "/top week", "/top cinquillo mes": a game and a window, in any order.
+def _game_and(command: str, words: list[str], kinds: dict[str, str],
+              name: str) -> tuple[str | None, str | None]:
+    """A game and one word of ``kinds`` (each at most once, in any order): ``/top`` and ``/daily``'s
+    arguments; any other word is refused as a bad ``name``."""
     game: str | None = None
-    window: str | None = None
+    kind: str | None = None
     for word in words:
         folded = fold(word)
-        if folded in _WINDOWS and window is None:
-            window = _WINDOWS[folded]
+        if folded in kinds and kind is None:
+            kind = kinds[folded]
         elif folded in _GAME_ALIASES and game is None:
             game = _GAME_ALIASES[folded]
         else:
-            raise ProtocolError("bad_argument", command=command, name="board", value=word)
+            raise ProtocolError("bad_argument", command=command, name=name, value=word)
+    return game, kind
+
+
+def _top(command: str, words: list[str]) -> dict[str, Any]:
+    # "/top", "/top 535", "/top week", "/top cinquillo mes": a game and a window, in any order.
+    game, window = _game_and(command, words, _WINDOWS, "board")
     return {"game": game, "window": window}
 
 
@@ -265,16 +273,7 @@ _DAILY_WHAT = {"week": "week", "semana": "week", "board": "board", "tabla": "boa
 
 def _daily(command: str, words: list[str]) -> dict[str, Any]:
     # "/daily", "/daily 535", "/daily week", "/diario cinquillo compartir": a game and a what, any order.
-    game: str | None = None
-    what: str | None = None
-    for word in words:
-        folded = fold(word)
-        if folded in _DAILY_WHAT and what is None:
-            what = _DAILY_WHAT[folded]
-        elif folded in _GAME_ALIASES and game is None:
-            game = _GAME_ALIASES[folded]
-        else:
-            raise ProtocolError("bad_argument", command=command, name="daily", value=word)
+    game, what = _game_and(command, words, _DAILY_WHAT, "daily")
     return {"game": game, "what": what}
 
 
