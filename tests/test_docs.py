@@ -108,9 +108,8 @@ _DOCS = [ROOT / "README.md", *sorted(ROOT.glob("docs/*.md")), *sorted(ROOT.glob(
 _PATH = re.compile(r"`(\.{0,2}/?[\w.-]+/[\w./-]*"
                    r"|[\w-]+\.(?:py|md|txt|toml|ya?ml|conf|lua|po|json|html|js|css|sh))`")
 # Paths docs name that are not files of the repository: made by the build or a run (git ignores
-# them), in the shared folder beside the repository, or media types.
-_NOT_FILES = {"engine/_native.stamp", ".cache/synapse-venv", "../shared/bench/bare_pipeline.py",
-              "application/json", "text/plain"}
+# them), or media types; and the shared folder beside the repository (../shared/) is not checked.
+_NOT_FILES = {"engine/_native.stamp", ".cache/synapse-venv", "application/json", "text/plain"}
 _SKIP_DIRS = {".git", ".venv", ".cache", "build", "dist", "__pycache__", ".mypy_cache", ".ruff_cache",
               ".pytest_cache", ".hypothesis", ".import_linter_cache"}
 
@@ -151,7 +150,8 @@ def _doc_paths() -> list[tuple[Path, str]]:
         for m in _PATH.finditer(doc.read_text(encoding="utf-8")):
             path = m.group(1)
             # placeholders (`CINQ_ARCHIVE_DIR/cinq-archive-YYYY-MM-DD.jsonl`) are not paths
-            if path in _NOT_FILES or path.startswith("/") or re.search(r"[A-Z]{4,}_|YYYY", path):
+            outside = path in _NOT_FILES or path.startswith(("/", "../shared/"))
+            if outside or re.search(r"[A-Z]{4,}_|YYYY", path):
                 continue
             found.append((doc, path))
     return found
