@@ -1,7 +1,8 @@
 """The bare ceiling of the design on this machine: commands through Redis streams with no game logic.
 
 Vendored from ``../shared/bench/bare_pipeline.py`` (the design's reference, unchanged but for this
-docstring and one line split for the length) so that ``bench/pipeline.py`` and CI have it anywhere.
+docstring, one line split for the length and the
+server's CPU time printed) so that ``bench/pipeline.py`` and CI have it anywhere.
 
 A producer XADDs N commands spread over T tables into one command stream; one worker process reads them
 with XREADGROUP (COUNT 64), compare-and-appends one event per command to its table's stream with a Lua
@@ -24,6 +25,12 @@ return ver + 1
 """
 
 
+async def redis_cpu(r):
+    # (added to the reference: the server's CPU seconds, to show where a run's time went)
+    info = await r.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 async def main(url, n, tables):
     r = redis.from_url(url)
     # only this script's own keys, so that it can share a Redis with anything else
@@ -40,6 +47,7 @@ async def main(url, n, tables):
     await pipe.execute()
     versions = {}
     done = 0
+    cpu0 = await redis_cpu(r)
     t0 = time.perf_counter()
     while done < n:
         resp = await r.xreadgroup("w", "c1", {"bare:cmd": ">"}, count=64, block=100)
@@ -57,7 +65,9 @@ async def main(url, n, tables):
             await r.xack("bare:cmd", "w", *ids)
             done += len(ids)
     dt = time.perf_counter() - t0
-    print(f"bare pipeline: {n / dt:.0f} commands/s over {tables} tables, one worker")
+    served = await redis_cpu(r) - cpu0
+    print(f"bare pipeline: {n / dt:.0f} commands/s over {tables} tables, one worker "
+          f"(Redis CPU {served / n * 1e6:.0f} us per command)")
     old = [k async for k in r.scan_iter(match="bare:*")]
     if old:
         await r.delete(*old)

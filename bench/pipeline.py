@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import json
+import pstats
 import shutil
 import statistics
 import subprocess
@@ -56,6 +58,7 @@ from service.write.worker import Worker
 from tools.loopback import free_port
 
 PREFIX = "bench:"
+PROFILE = 0  # --profile N: the throughput run under cProfile, its N costliest functions printed
 BARE = Path(__file__).resolve().parent / "bare_pipeline.py"
 
 
@@ -145,29 +148,52 @@ async def xadd_all(r: Any, cmds: list[tuple[str, str, TableCommand]], stamp: boo
     await pipe.execute()
 
 
+async def redis_cpu(r: Any) -> float:
+    """The Redis server's CPU seconds so far (user + system, every thread)."""
+    info = await r.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int]:
     """Prefill ``n`` scripted moves, then time the worker until all are appended."""
     cmds = next_commands(tables, n, worker.keys)
     for i in range(0, len(cmds), 1000):
         await xadd_all(r, cmds[i:i + 1000], stamp=False)
     await worker.setup()
-    gc_time = [0.0, 0.0]  # the time spent in the cyclic garbage collector (a share of the CPU)
+    # The CPU time spent in the cyclic garbage collector (process time: on a shared machine a
+    # collection's wall time also counts the moments another process held the core).
+    gc_time = [0.0, 0.0]
 
     def on_gc(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            gc_time[1] = time.perf_counter()
+            gc_time[1] = time.process_time()
         else:
-            gc_time[0] += time.perf_counter() - gc_time[1]
+            gc_time[0] += time.process_time() - gc_time[1]
 
     gc.callbacks.append(on_gc)
+    profiler = cProfile.Profile() if PROFILE else None
+    collections = [s["collections"] for s in gc.get_stats()]
+    redis_cpu0 = await redis_cpu(r)
     t0, cpu0 = time.perf_counter(), time.process_time()
     try:
+        if profiler is not None:
+            profiler.enable()
         done = await worker.drain()
     finally:
+        if profiler is not None:
+            profiler.disable()
         gc.callbacks.remove(on_gc)
     dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    served = await redis_cpu(r) - redis_cpu0
+    runs = [s["collections"] - c for s, c in zip(gc.get_stats(), collections, strict=True)]
+    print(f"  (gc collections per 1,000 commands: gen0 {runs[0] * 1000 / done:.1f}, gen1 "
+          f"{runs[1] * 1000 / done:.2f}, gen2 {runs[2] * 1000 / done:.3f}; thresholds {gc.get_threshold()})")
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(PROFILE)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(PROFILE)
     print(f"  (worker CPU {cpu / done * 1e6:.0f} us per command, of which garbage collection "
-          f"{gc_time[0] / done * 1e6:.0f} us; {cpu / dt:.0%} of one core)")
+          f"{gc_time[0] / done * 1e6:.0f} us; {cpu / dt:.0%} of one core; Redis CPU "
+          f"{served / done * 1e6:.0f} us per command)")
     return done / dt, done
 
 
@@ -262,6 +288,9 @@ async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> f
         # One long-running worker throughout (its table cache is warm, as in production).
         worker = timed_worker(r, settings, timers=False)
         tables = await setup_tables(r, settings, n_tables, worker)
+        # As Worker.run does at its start (the heap frozen, the young generation's threshold set),
+        # once the setup's tables are in the cache: drain() alone does neither.
+        worker.freeze_heap()
         rate, done = await throughput(worker, r, tables, n_commands)
         print(f"service pipeline: {rate:.0f} commands/s ({done} scripted moves over {n_tables} tables, "
               "one worker)")
@@ -303,7 +332,10 @@ if __name__ == "__main__":
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--check", type=float, default=None, metavar="FLOOR",
                    help="exit 1 if the ratio to the bare pipeline is below FLOOR")
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="run the throughput part under cProfile and print its N costliest functions")
     a = p.parse_args()
+    PROFILE = a.profile
     proc = None
     if a.redis_url is None:
         proc, a.redis_url = start_redis(a.port)

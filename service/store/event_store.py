@@ -28,7 +28,9 @@ def _script(name: str) -> str:
     return resources.files("service.store.lua").joinpath(name).read_text()
 
 
-KEYS_CACHE = 512  # tables whose append keys are kept named (see EventStore._append_keys)
+# Tables whose append keys are kept named (see EventStore._append_keys): at 512 a worker serving
+# 1,000 live tables (bench/pipeline.py) cleared it every 512 appends and named every key again.
+KEYS_CACHE = 8192
 TABLES, TOURNAMENTS = "tables", "tournaments"  # the aggregates stored
 
 
