@@ -1,7 +1,8 @@
 """The league table (issue 38) from the run logs: every row pooled over its seeds and runs.
 
 usage: python bench/league_report.py [LOG ...] [--out bench/results/league.txt]
-       (default logs: bench/results/league/*.jsonl, written by ``bench/tournament.py --log``)
+       (default logs: bench/results/league/*.jsonl, written by ``bench/tournament.py --log``;
+       ``--out`` replaces the table between its markers and keeps the notes around it)
 
 A row is one game, variant, player count, tested level, opponent level, per-decision budget and
 make-up of both (:func:`bench.league.levels.fingerprint`), pooled over every seed and run of the
@@ -110,7 +111,7 @@ def report(records: list[dict[str, Any]]) -> str:
         where = f"{r0['game']} [{r0['variant']}, {r0['players']}p]"
         against = f"{r0['players'] - 1}x {r0['opponent']}"
         budget = f"{r0['budget_ms']}ms"
-        ci = f"[{100 * (mean - half):.1f}, {100 * (mean + half):.1f}]"
+        ci = f"[{100 * max(0.0, mean - half):.1f}, {100 * min(1.0, mean + half):.1f}]"
         goal_text = f"{100 * g:.1f}" if g is not None else "-"
         lines.append(f"{where:<24} {r0['level']:<34} {against:<12} "
                      f"{budget:>7} {len(recs):>5} {100 * mean:>7.1f}% "
@@ -150,7 +151,24 @@ def main() -> None:
     text = report(runlog.load(paths))
     print(text)
     if args.out:
-        pathlib.Path(args.out).write_text(text + "\n")
+        write(pathlib.Path(args.out), text)
+
+
+BEGIN = "=== league table (bench/league_report.py; do not edit by hand) ==="
+END = "=== end of the league table ==="
+
+
+def write(path: pathlib.Path, text: str) -> None:
+    """Put ``text`` between the table's markers in ``path`` (the notes around them are kept), or
+    at its end when it has none."""
+    block = f"{BEGIN}\n{text}\n{END}\n"
+    old = path.read_text() if path.exists() else ""
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        new = head + block + rest.split(END, 1)[1].lstrip("\n")
+    else:
+        new = old + ("\n" if old else "") + block
+    path.write_text(new)
 
 
 if __name__ == "__main__":
