@@ -21,6 +21,8 @@
   const trn = (key, n, p) => tr(Number(n) === 1 ? key : `${key}.plural`, {n, ...(p || {})});
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]);
   const cardName = (code) => (S.i18n && S.i18n.cards[code]) || code;
+  // A 535 card as it is said: its rank and what it costs if still held ("7, 2 points").
+  const card535 = (rank, pts) => pts[rank] === undefined ? String(rank) : trn("web.card535", pts[rank], {rank});
   // A score as written: cabrón's split points "33/2" -> "16½" (the outcome's rows carry it written).
   const FR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾"};
   const score = (v) => {
@@ -225,7 +227,7 @@
     const by = v.last_player === null || v.last_player === undefined ? "" :
       tr("web.pile_by", {move: lastOf[v.last_player] || "", name: nameOf(v.last_player)});
     b.innerHTML = `<div class="pile" role="group" aria-label="${esc(tr("web.pile"))}">` + (cards.length ?
-      cards.map((r) => Deck.rank535(r, pts[r] ?? "", String(r)).replace('class="card', `class="card${fresh ? " fresh" : ""}`)).join("") +
+      cards.map((r) => Deck.rank535(r, pts[r] ?? "", esc(card535(r, pts))).replace('class="card', `class="card${fresh ? " fresh" : ""}`)).join("") +
       `<span class="who">${esc(by)}</span>` :
       `<span class="empty">${esc(tr("web.pile_empty"))}</span>`) + "</div>";
   }
@@ -303,7 +305,7 @@
       const btn = document.createElement("button");
       btn.type = "button";
       btn.className = "cardbtn" + (possible ? " legal" : " dim");
-      btn.setAttribute("aria-label", String(rank));
+      btn.setAttribute("aria-label", card535(rank, pts));
       btn.setAttribute("aria-pressed", String(on));
       btn.dataset.card = String(rank);
       btn.innerHTML = Deck.rank535(rank, pts[rank] ?? "", "");

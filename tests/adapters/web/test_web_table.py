@@ -87,6 +87,15 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
                 # in a private chat too), the newest first.
                 assert await p.get_by_role("region", name=re.compile("Last moves|Últimas jugadas")
                                            ).get_by_role("listitem").count() >= 5
+                # The turn is said in a live region; the seats, by their names, say their last action.
+                await p.get_by_role("status").filter(has_text=re.compile("^(Your turn|Te toca)$")).wait_for()
+                said = [await p.get_by_role("region", name=name, exact=True).inner_text()
+                        for name in await p.evaluate("window.cinq.room.names")]
+                assert sum(bool(re.search(r"(last|última): |passed|ha pasado", s)) for s in said) >= 2, said
+                if "535" not in variant:
+                    # The suits' rows aligned on the 5, as the table is laid out.
+                    fives = [await p.locator(f'[data-slot="{s}-5"]').bounding_box() for s in "oceb"]
+                    assert len({round(b["x"]) for b in fives if b}) == 1, fives
             if SHOTS and pressed == 5:
                 await p.screenshot(path=f"{SHOTS}/web-{variant}-{size}-table.png")
 
@@ -102,6 +111,13 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
         assert await rows.count() == len(t.seats)
         assert await page.get_by_role("dialog").locator("tr.won").count() == len(t.result["winners"])
         assert t.seed in over
+        # Every button of the end can be read: its words are not drawn in its own background colour
+        # ("Play again" was yellow on yellow).
+        again = page.get_by_role("dialog").get_by_role("button", name=re.compile("Play again|Otra partida"))
+        assert await again.count() == 1
+        unreadable = await page.evaluate("""[...document.querySelectorAll('#over button')]
+            .map(b => getComputedStyle(b)).filter(c => c.color === c.backgroundColor).length""")
+        assert unreadable == 0
         if variant == "535":
             assert ("Fewest points wins" if lang == "en" else "menos puntos") in over
         import engine
@@ -224,6 +240,9 @@ async def test_535_is_played_by_choosing_cards_with_pass_set_apart(browser):
         await page.wait_for_selector("#hand .cardbtn")
         t = await s.until(lambda t: t.to_move() == 0, table)
         cards = await hand_buttons(page)
+        # Each card is said with what it costs if still held (F-3): "7, 2 points", "1, 1 point".
+        names = await cards.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+        assert all(re.fullmatch(r"\d+, (1 point|\d+ points)", n) for n in names), names
         first = cards.first
         assert await first.get_attribute("aria-pressed") == "false"
         await first.click()
