@@ -94,14 +94,15 @@ class Lagging(Exception):
 class _Sub:
     table: str
     person: Player | None
+    limit: int = QUEUE_MAX
     queue: asyncio.Queue[Entry] = field(default_factory=asyncio.Queue)
     behind: bool = False
 
     def put(self, entry: Entry) -> None:
-        """Queue a message; past :data:`QUEUE_MAX` waiting, mark the page behind instead (once)."""
+        """Queue a message; past ``limit`` waiting, mark the page behind instead (once)."""
         if self.behind:
             return
-        if self.queue.qsize() >= QUEUE_MAX:
+        if self.queue.qsize() >= self.limit:
             self.behind = True
             entry = _BEHIND
         self.queue.put_nowait(entry)
@@ -110,7 +111,8 @@ class _Sub:
 class Watch:
     """Follows the outbox for the tables someone watches (see the module docstring)."""
 
-    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 200) -> None:
+    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 200, queue_max: int = QUEUE_MAX,
+                 catch_up_page: int = CATCH_UP_PAGE, catch_up_max: int = CATCH_UP_MAX) -> None:
         self.redis = redis
         self.settings = settings
         self.keys = Keys.of(settings)
@@ -118,6 +120,7 @@ class Watch:
         self.embargoes = Embargoes(redis, self.keys, store=self.store)
         self.secret = settings.secrets_bytes()[0]
         self.block_ms = block_ms
+        self.queue_max, self.catch_up_page, self.catch_up_max = queue_max, catch_up_page, catch_up_max
         self.reader = StreamReader(redis)
         self.replicas = Replicas.of(redis, settings, self.keys)
         self.positions: dict[str, str] = {}
@@ -172,21 +175,28 @@ class Watch:
     async def follow(self, table: str, person: Player | None, after: str) -> AsyncIterator[Entry]:
         """Every message of ``table`` that ``person`` may see, written after outbox entry ``after``,
         as it comes (until the caller stops iterating)."""
-        sub = _Sub(table, person)
+        sub = _Sub(table, person, self.queue_max)
         stream = self.keys.outbox_for(table)
         self.subs.setdefault(table, set()).add(sub)
-        if stream not in self.positions:
-            self.positions[stream] = await self.last_id(table)
-            self._wake.set()
-        self._ensure_running()
         try:
             # What was written between ``after`` and now (a reconnect), then the live messages;
-            # an entry both reads saw is given once.
+            # an entry both reads saw is given once.  Redis away meanwhile (a restart): back off and
+            # go on from the last entry given, the page's feed kept open.
             sent = after
-            async for mid, msg in self._missed(stream, after):
-                sent = mid
-                if msg is not None and visible(msg, table, person):
-                    yield mid, msg
+            pause = Pause(0.05, 1.0)
+            while True:
+                try:
+                    if stream not in self.positions:
+                        self.positions[stream] = await self.last_id(table)
+                        self._wake.set()
+                    self._ensure_running()
+                    async for mid, msg in self._missed(stream, sent):
+                        sent = mid
+                        if msg is not None and visible(msg, table, person):
+                            yield mid, msg
+                    break
+                except (OSError, RedisError):
+                    await asyncio.sleep(pause.failed())
             while True:
                 mid, msg = await sub.queue.get()
                 if msg is None:
@@ -206,8 +216,8 @@ class Watch:
         time and :data:`CATCH_UP_MAX` at most, each confirmed by the replicas before it is given."""
         start = f"({after}" if after != "0-0" else "-"
         read = 0
-        while read < CATCH_UP_MAX:
-            page = await self.redis.xrange(stream, min=start, count=CATCH_UP_PAGE)
+        while read < self.catch_up_max:
+            page = await self.redis.xrange(stream, min=start, count=self.catch_up_page)
             if not page:
                 return
             await self.replicas.confirm()
@@ -215,7 +225,7 @@ class Watch:
                 yield as_text(mid), _message(raw)
             read += len(page)
             start = f"({as_text(page[-1][0])}"
-            if len(page) < CATCH_UP_PAGE:
+            if len(page) < self.catch_up_page:
                 return
 
     def _ensure_running(self) -> None:
