@@ -61,6 +61,17 @@ async def play(words: list[str], *, auto: bool = False, lang: str | None = None,
         await worker
 
 
+# The codes of a reply that could not read the words typed as a move (service.protocol.parse).
+UNREAD = frozenset({"bad_argument", "missing_argument", "unexpected_argument", "bad_option"})
+
+
+def _unread(reply: Message) -> bool:
+    """Whether a reply says the words typed as a move could not be read (a command's usage, or the
+    engine's notation for both games: the chat's words for it)."""
+    return reply.code in UNREAD or any(isinstance(item, dict) and item.get("illegal") == "bad_notation"
+                                       for item in reply.lines or [])
+
+
 HELP = frozenset({"help", "ayuda", "?", "h"})
 RULES = frozenset({"rules", "reglas"})
 AGAIN = frozenset({"hand", "mano", "table", "mesa"})
@@ -81,6 +92,7 @@ async def _checked(rt: Any, table: str | None) -> bool | None:
 async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: bool, stdin: IO[str],
                 say: Any, locale: str, screen: Screen) -> int:
     started = False
+    typed: str | None = None  # the words last sent as a move: a reply that cannot read them says so
     hand: Message | None = None
     seat: int | None = None
     round_shown = False  # a round's result is on screen: a TTY waits for Enter before the next deal
@@ -107,7 +119,12 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
                 hand, started, round_shown = None, True, False  # the rematch's messages come next
                 break
             elif m.kind in ("reply", "replay"):
-                say(m.text)
+                if m.kind == "reply" and typed is not None and _unread(m):
+                    # The chat's answer would teach its commands ("Usage: /move …"): plain words here.
+                    say(translate(locale, "terminal.bad_choice", text=typed))
+                else:
+                    say(m.text)
+                typed = None
                 if m.kind == "reply" and not started:
                     return 1  # the match could not be created (bad options): the reply said why
                 answered = True
@@ -148,10 +165,14 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             elif text.isdigit() and 1 <= int(text) <= len(order):
                 await rt.gateway.submit(user=me, room=room, token=order[int(text) - 1].token)
                 break
+            elif text.isdigit() and hand.game != "535":
+                # No move has that number (in 535 a number may be a rank: "7" plays a 7).
+                say(translate(locale, "terminal.bad_number", n=text, last=len(order)))
             elif text.startswith("/"):
                 await rt.gateway.submit(text, user=me, room=room)
                 break
             elif text:
+                typed = text
                 await rt.gateway.submit(f"/move {text}", user=me, room=room)
                 break
 

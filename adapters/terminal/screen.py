@@ -297,5 +297,7 @@ class Screen:
 
     def help(self, game: str | None) -> None:
         """What can be typed, in plain words."""
-        for line in self.t("terminal.help", game=self.t(f"game.{game or 'cinquillo'}")).splitlines():
+        game = game or "cinquillo"
+        how = self.t(f"terminal.how.{game}")  # only this game's way of writing a move
+        for line in self.t("terminal.help", game=self.t(f"game.{game}"), how=how).splitlines():
             self.say(line)

@@ -176,3 +176,8 @@ def test_help_is_plain_words_without_chat_commands():
     out = io.StringIO()
     Screen(out, "es").help("535")
     assert "/" not in out.getvalue() and "número" in out.getvalue()
+    # Only this game's way of writing a move.
+    assert "añade 9" in out.getvalue() and "oros" not in out.getvalue()
+    out = io.StringIO()
+    Screen(out, "en").help("cinquillo")
+    assert "5 oros" in out.getvalue() and "add 9" not in out.getvalue()

@@ -43,6 +43,20 @@ async def test_the_ai_level_is_taken_from_the_words_and_said(lang, words, said):
     assert said in out.getvalue()
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_words_it_cannot_read_and_numbers_of_no_move_are_answered_in_plain_words(lang):
+    # Issue 34 (11): the terminal answered "Usage: /move <move>, for example /move 5o" (the chat's).
+    out = io.StringIO()
+    stdin = io.StringIO("nonsense\n99\nadd 9\nq\n")
+    assert await play(["cinquillo", "players=3"], lang=lang, stdin=stdin, stdout=out) == 0
+    text = " ".join(out.getvalue().split())
+    assert translate(lang, "terminal.bad_choice", text="nonsense") in text
+    assert translate(lang, "terminal.bad_choice", text="add 9") in text  # 535's words in Cinquillo
+    assert "5o" not in text  # the chat's notation
+    assert re.search(translate(lang, "terminal.bad_number", n="99", last="@").replace("@", r"\d+"), text), text
+    assert "/mov" not in text and "/join" not in text and "/bots" not in text
+
+
 async def test_q_quits():
     out = io.StringIO()
     assert await play(["535"], lang="en", stdin=io.StringIO("q\n"), stdout=out) == 0
