@@ -1,6 +1,7 @@
 """The HTTP webhook adapter on a real Redis: inbound throughput and end-to-end latency, over loopback.
 
-usage: bench/webhook.py REDIS_URL [--requests 20000] [--concurrency 64] [--tables 40] [--seconds 60]
+usage: bench/webhook.py REDIS_URL [--requests 20000] [--concurrency 64] [--tables 20] [--seconds 30]
+                          [--think 1.0]
 
 The adapter and the worker run as the real commands (``python -m adapters.webhook``, ``cinq worker``),
 each in a process of its own; this process is the chat platform (the load generator and the callback
@@ -12,7 +13,13 @@ receiver, which checks every signature).
 2. End to end: ``--tables`` two-person Cinquillo matches played at once by pressing buttons, through
    an adapter process that also delivers and a worker process; a move's latency is from sending the
    signed action to receiving the first signed callback that shows its result.  Reports p50 and p99
-   (and the same for one table alone, the latency without queueing).
+   for one table alone (each move sent as soon as the turn comes: the latency without queueing),
+   then for ``--tables`` at once whose people answer their turn after ``--think`` x U(0.5, 1.5)
+   seconds, as people do (issue 33's goal: 20 tables, p50 <= 20 ms, p99 <= 100 ms).  ``--think 0``
+   plays them as fast as the service answers: a throughput test, whose latency is the queue.
+
+This process plays an outside integrator: it signs its events and verifies every callback with the
+official Standard Webhooks library (``standardwebhooks`` on PyPI), not with the adapter's own code.
 
 Only keys under the prefix ``bench:wh:`` are touched (deleted before and after).
 """
@@ -29,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +46,26 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 import redis.asyncio as aioredis  # noqa: E402
 from aiohttp import web  # noqa: E402
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError  # noqa: E402
 
-from adapters.webhook import signing  # noqa: E402
 from bench.pipeline import clean  # noqa: E402
 from tools.loopback import free_port  # noqa: E402
 
 # every role on Redis refuses to start without a strong daily secret (CINQ_DAILY_SECRET)
 DAILY_SECRET = "bench-daily-secret-not-for-production-0123"
+TOKEN_SECRETS = '["bench-webhook-token-secret-not-for-production-0123"]'
 
 PREFIX = "bench:wh:"
 SECRET = "whsec_" + "YmVuY2gtc2VjcmV0LWJlbmNoLXNlY3JldA=="
 PLATFORM = "bench"
+# The integrator's side of the signatures: the official library, one secret both ways.
+HOOK = Webhook(SECRET)
+REMATCH_MARK = "🔁"  # the end's "Play again" button (English texts)
 
 
 def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, str]:
     return {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET,
+            "CINQ_TOKEN_SECRETS": TOKEN_SECRETS,
             "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
             "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(free_port()),
             "CINQ_WEBHOOK_PORT": str(port), "CINQ_WEBHOOK_DELIVER": "true" if deliver else "false",
@@ -78,8 +91,9 @@ _ids = itertools.count()
 
 def _signed(payload: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
     body = json.dumps(payload).encode()
-    hdrs = signing.headers([SECRET], f"b{next(_ids)}-{time.monotonic_ns()}", int(time.time()), body)
-    return body, {**hdrs, "content-type": "application/json"}
+    msg_id, now = f"b{next(_ids)}-{time.monotonic_ns()}", datetime.now(UTC)
+    return body, {"webhook-id": msg_id, "webhook-timestamp": str(int(now.timestamp())),
+                  "webhook-signature": HOOK.sign(msg_id, now, body), "content-type": "application/json"}
 
 
 def _event(user: str, chat: str, kind: str, text: str | None = None,
@@ -144,11 +158,10 @@ class Receiver:
         body = await request.read()
         now = time.perf_counter()
         try:
-            signing.verify([SECRET], request.headers, body, time.time())
-        except signing.SignatureError:
+            msg = HOOK.verify(body, dict(request.headers))
+        except WebhookVerificationError:
             self.bad += 1
             return web.Response(status=401)
-        msg = json.loads(body)
         to = msg["to"]
         who = to["chat"]["id"] if "chat" in to else to["user"]["id"]
         self.count += 1
@@ -157,7 +170,7 @@ class Receiver:
 
 
 async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, deadline: float,
-               latencies: list[float]) -> int:
+               latencies: list[float], think: float = 0.0) -> int:
     """Play matches until ``deadline`` (each in a group and with people of its own, so that late
     messages of one match are never taken for the next one's); returns the moves made."""
     rng = random.Random(name)
@@ -195,15 +208,20 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
             _, msg = await asyncio.wait_for(q.get(), 30)
             if msg["kind"] == "match_over":
                 over = True
-            if msg["kind"] != "hand" or not msg["buttons"]:
+            # The end's hands offer only "Play again" (a rematch: not a move of this match).
+            if msg["kind"] != "hand" or not msg["buttons"] or all(
+                    b["label"].startswith(REMATCH_MARK) for b in msg["buttons"]):
                 continue
             version, user = msg["version"], msg["to"]["user"]["id"]
+            if think:  # a person looks at their hand before pressing
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             t0 = time.perf_counter()
             await send(_event(user, f"{user}-dm", "private", token=rng.choice(msg["buttons"])["token"]))
             moves += 1
             # The first callback showing the move's result (a later version of the table).
             while True:
                 at, nxt = await asyncio.wait_for(q.get(), 30)
+                over = over or nxt["kind"] == "match_over"
                 if nxt["version"] > version:
                     latencies.append(at - t0)
                     q.put_nowait((at, nxt))  # still to be read by the loop above
@@ -211,14 +229,15 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
     return moves
 
 
-async def end_to_end(url: str, tables: int, seconds: float, rx: Receiver) -> tuple[list[float], int]:
+async def end_to_end(url: str, tables: int, seconds: float, rx: Receiver,
+                     think: float = 0.0) -> tuple[list[float], int]:
     latencies: list[float] = []
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256)) as s:
         await _wait_ready(s, f"{url}/healthz")
         deadline = time.perf_counter() + seconds
         # Fresh group names per run: a match cut short by the deadline still runs in its group.
         run = next(_ids)
-        moves = await asyncio.gather(*(play(url, s, rx, f"r{run}x{i}", deadline, latencies)
+        moves = await asyncio.gather(*(play(url, s, rx, f"r{run}x{i}", deadline, latencies, think)
                                        for i in range(tables)))
     return latencies, sum(moves)
 
@@ -233,8 +252,10 @@ async def main(argv: list[str] | None = None) -> int:
     ap.add_argument("redis_url")
     ap.add_argument("--requests", type=int, default=20000)
     ap.add_argument("--concurrency", type=int, default=64)
-    ap.add_argument("--tables", type=int, default=40)
+    ap.add_argument("--tables", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--think", type=float, default=1.0,
+                    help="the people's mean time to answer their turn at the tables played at once (s)")
     args = ap.parse_args(argv)
     r = aioredis.from_url(args.redis_url)
     await clean(r, PREFIX)
@@ -271,11 +292,17 @@ async def main(argv: list[str] | None = None) -> int:
         worker = "import sys; from service.ops.cli import main; sys.exit(main(['worker']))"
         procs.append(subprocess.Popen([py, "-c", worker], cwd=ROOT, env=env))
         url = f"http://127.0.0.1:{port}"
-        for tables, seconds in ((1, min(10.0, args.seconds)), (args.tables, args.seconds)):
-            lat, moves = await end_to_end(url, tables, seconds, rx)
-            print(f"end to end, {tables} table(s) at once: {moves} moves in {seconds:g} s; "
+        runs = ((1, min(10.0, args.seconds), 0.0), (args.tables, args.seconds, args.think))
+        for tables, seconds, think in runs:
+            cpu0 = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
+            lat, moves = await end_to_end(url, tables, seconds, rx, think)
+            cpu = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
+            per = [(c1 - c0) / max(moves, 1) * 1000 for c0, c1 in zip(cpu0, cpu, strict=True)]
+            pace = f"people answering in {think:g} s x U(0.5, 1.5)" if think else "each move sent at once"
+            print(f"end to end, {tables} table(s) at once ({pace}): {moves} moves in {seconds:g} s; "
                   f"move -> signed callback p50 {_pct(lat, 0.5):.1f} ms, p99 {_pct(lat, 0.99):.1f} ms, "
-                  f"mean {statistics.mean(lat) * 1000:.1f} ms")
+                  f"mean {statistics.mean(lat) * 1000:.1f} ms; load average {os.getloadavg()[0]:.1f}")
+            print(f"  CPU per move: adapter {per[0]:.2f} ms, worker {per[1]:.2f} ms, Redis {per[2]:.2f} ms")
         print(f"callbacks received: {rx.count}, bad signatures: {rx.bad}")
         await runner.cleanup()
     finally:
