@@ -143,7 +143,7 @@ async def xadd_all(r: Any, cmds: list[tuple[str, str, TableCommand]], stamp: boo
     pipe = r.pipeline(transaction=False)
     now = time.time()
     for stream, _, cmd in cmds:
-        c = cmd.model_copy(update={"at": now}) if stamp else cmd
+        c = cmd.replace(at=now) if stamp else cmd
         pipe.xadd(stream, {"c": c.dumps()})
     await pipe.execute()
 

@@ -7,14 +7,16 @@ deadline fired: a turn timer or an AI player's turn), which the service sends it
 
 On the stream a command is ``name`` and ``args`` (JSON); in the process it is also typed, once:
 :attr:`TableCommand.request` is one of the :data:`Request` models below (a pydantic union on
-``name``), so ``decide`` matches on types instead of checking what ``args`` hold.
+``name``), so ``decide`` matches on types instead of checking what ``args`` hold.  The command itself
+is a plain object, read without pydantic (the worker's hot path: see :class:`TableCommand`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from service.domain.identities import Player, Room
 
@@ -173,52 +175,173 @@ _KNOWN = frozenset(n for m in (Create, Join, Bots, Kick, SetOptions, Move, Press
 CREATING = frozenset(get_args(Create.model_fields["name"].annotation))
 
 
+# Typed requests already made, by (name, args) when every argument is a plain value: the worker reads
+# the same few hundred (a card played, a tick of some version) again and again, and a frozen model can
+# be shared.  Bounded: cleared when full.
+_TYPED: dict[tuple[Any, ...], Typed | Unknown] = {}
+_TYPED_MAX = 8192
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def parse_request(name: str, args: dict[str, Any]) -> Typed | Unknown:
     """The typed form of a command's ``name`` and ``args`` (:class:`Unknown` when it has none)."""
     if name not in _KNOWN:
         return Unknown(name=name, args=args)
+    key: tuple[Any, ...] | None = (name, *args.items())
+    typed_key = False
+    for v in args.values():
+        if type(v) is str:
+            continue
+        if type(v) not in _SCALARS:
+            key = None
+            break
+        typed_key = True  # 1, True and 1.0 are one dict key, not one argument: their types too
+    if key is not None and typed_key:
+        key = (*key, *map(type, args.values()))
+    if key is not None:
+        known = _TYPED.get(key)
+        if known is not None:
+            return known
     try:
-        return _REQUEST.validate_python({**args, "name": name})
+        typed: Typed | Unknown = _REQUEST.validate_python({**args, "name": name})
     except ValidationError as e:
         first = e.errors()[0]
-        return Unknown(name=name, args=args, error=".".join(map(str, first["loc"])) or first["msg"])
+        typed = Unknown(name=name, args=args, error=".".join(map(str, first["loc"])) or first["msg"])
+    if key is not None:
+        if len(_TYPED) >= _TYPED_MAX:
+            _TYPED.clear()
+        _TYPED[key] = typed
+    return typed
 
 
-class TableCommand(BaseModel):
-    """A command addressed to one table, as written to its command stream (field ``c``, JSON)."""
+# Players and rooms as read from commands, shared (frozen models): the same people send command after
+# command, and building a model for each costs more than the rest of reading the command.
+_PEOPLE: dict[tuple[Any, ...], Any] = {}
+_PEOPLE_MAX = 16384
 
-    # cache_strings="keys": the JSON parser keeps field names, not the ids it reads (each command
-    # id and table id is new: caching them filled a worker's memory with strings never seen again)
-    model_config = ConfigDict(frozen=True, cache_strings="keys")
+
+def _identity(cls: type[Player] | type[Room], value: Any) -> Any:
+    if value is None or type(value) is cls:
+        return value
+    if type(value) is not dict:
+        raise TypeError(f"{cls.__name__.lower()} must be an object, not {type(value).__name__}")
+    key = (cls, *value.items())
+    try:
+        known = _PEOPLE.get(key)
+    except TypeError:  # a value that is not hashable: not a valid identity anyway
+        known = None
+    if known is None:
+        known = cls.model_validate(value)
+        if len(_PEOPLE) >= _PEOPLE_MAX:
+            _PEOPLE.clear()
+        _PEOPLE[key] = known
+    return known
+
+
+def _text(field: str, value: Any, optional: bool = False) -> Any:
+    if type(value) is str or (optional and value is None):
+        return value
+    raise TypeError(f"command field {field!r} must be a string, not {type(value).__name__}")
+
+
+_FIELDS = ("id", "table", "name", "args", "actor", "room", "locale", "token", "at", "moderator")
+
+
+class TableCommand:
+    """A command addressed to one table, as written to its command stream (field ``c``, JSON).
+
+    A plain object (``__slots__``), not a pydantic model: the worker reads one per command, and a
+    validated model cost it ~20% of its time (bench/results/pipeline.txt).  The constructor checks the
+    fields' types (a command that is not one raises ``TypeError``: the worker dead-letters it); the
+    identities and the typed request are pydantic models, made once per distinct value and shared.
+    Treat it as immutable (:meth:`replace` makes a changed copy)."""
+
+    __slots__ = (*_FIELDS, "request")
 
     id: str
     table: str
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    actor: Player | None = None
-    room: Room | None = None
-    locale: str = "es"
-    token: str | None = None
-    at: float = 0.0
+    args: dict[str, Any]
+    actor: Player | None
+    room: Room | None
+    locale: str
+    token: str | None
+    at: float
     # The platform says the actor moderates the room (a group admin): may do what the creator does.
-    moderator: bool = False
-    _request: Typed | Unknown = PrivateAttr()
+    moderator: bool
+    request: Typed | Unknown  # what the command asks, typed once (see parse_request)
 
-    def model_post_init(self, context: Any, /) -> None:
-        # Typed once, when the command is built or read from its stream (name and args are frozen).
-        self._request = parse_request(self.name, self.args)
+    def __init__(self, *, id: str, table: str, name: str, args: dict[str, Any] | None = None,
+                 actor: Player | dict[str, Any] | None = None, room: Room | dict[str, Any] | None = None,
+                 locale: str = "es", token: str | None = None, at: float = 0.0,
+                 moderator: bool = False) -> None:
+        if type(id) is not str or type(table) is not str or type(name) is not str:
+            for field, value in (("id", id), ("table", table), ("name", name)):
+                _text(field, value)  # raises, saying which
+        self.id, self.table, self.name = id, table, name
+        if args is None:
+            args = {}
+        elif type(args) is not dict:
+            raise TypeError(f"command args must be an object, not {type(args).__name__}")
+        self.args = args
+        self.actor = _identity(Player, actor)
+        self.room = _identity(Room, room)
+        self.locale, self.token = _text("locale", locale), _text("token", token, optional=True)
+        if type(at) is not float:
+            if type(at) is not int:
+                raise TypeError(f"command field 'at' must be a number, not {type(at).__name__}")
+            at = float(at)
+        self.at = at
+        if type(moderator) is not bool:
+            raise TypeError(f"command field 'moderator' must be a boolean, not {type(moderator).__name__}")
+        self.moderator = moderator
+        self.request = parse_request(name, args)
 
-    @property
-    def request(self) -> Typed | Unknown:
-        """What the command asks, typed (see :func:`parse_request`)."""
-        return self._request
+    @classmethod
+    def loads(cls, raw: str | bytes) -> TableCommand:
+        """A command from its JSON form (what :meth:`dumps` wrote); raises ``ValueError`` or
+        ``TypeError`` for anything else (an unknown field too)."""
+        data = orjson.loads(raw)
+        if type(data) is not dict:
+            raise TypeError(f"a command is a JSON object, not {type(data).__name__}")
+        return cls(**data)
+
+    def dumps(self) -> str:
+        """The JSON form written to the stream (fields that are None left out)."""
+        out: dict[str, Any] = {"id": self.id, "table": self.table, "name": self.name, "args": self.args}
+        if self.actor is not None:
+            out["actor"] = self.actor.__dict__
+        if self.room is not None:
+            out["room"] = self.room.__dict__
+        out["locale"] = self.locale
+        if self.token is not None:
+            out["token"] = self.token
+        out["at"], out["moderator"] = self.at, self.moderator
+        try:
+            return orjson.dumps(out).decode()
+        except TypeError:  # an argument with a key that is not a string (the option is slower)
+            return orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def replace(self, **changes: Any) -> TableCommand:
+        """A copy with some fields changed (checked as the constructor checks them)."""
+        values = {f: getattr(self, f) for f in _FIELDS}
+        values.update(changes)
+        return TableCommand(**values)
 
     @property
     def creates_table(self) -> bool:
         """Whether this command creates its table (``/new``, ``/play``, a tournament's table, a daily
         deal's, a rematch: the first one creates it, a later one finds it made)."""
-        return isinstance(self._request, Create | SeatTable | DailyTable | Rematch)
+        return isinstance(self.request, Create | SeatTable | DailyTable | Rematch)
 
-    def dumps(self) -> str:
-        """The JSON form written to the stream."""
-        return self.model_dump_json(exclude_none=True)
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TableCommand and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.table, self.name))
+
+    def __repr__(self) -> str:
+        return "TableCommand(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in _FIELDS) + ")"

@@ -175,8 +175,8 @@ class Director(LeasedReader):
     async def _handle(self, entries: list[tuple[Any, dict[Any, Any]]]) -> int:
         for mid, fields in entries:
             try:
-                cmd = TableCommand.model_validate_json(fields.get(b"c") or fields.get("c") or b"")
-            except ValueError as e:
+                cmd = TableCommand.loads(fields.get(b"c") or fields.get("c") or b"")
+            except (ValueError, TypeError) as e:
                 self.log.error("bad_command", entry=as_text(mid), error=logs.error_text(e))
             else:
                 outcome = await self.handle(cmd)

@@ -102,7 +102,7 @@ def group_by_table(entries: Sequence[Entry]) -> Grouped:
         seen_entries.add((e.stream, e.id))
         if e.cmd is None:
             try:
-                e.cmd = TableCommand.model_validate_json(e.raw)
+                e.cmd = TableCommand.loads(e.raw)
             except Exception as exc:  # not a command at all: retrying cannot help
                 malformed.append((e, exc))
                 continue

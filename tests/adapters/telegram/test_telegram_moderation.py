@@ -75,7 +75,7 @@ async def test_lobby_buttons_submit_typed_commands_and_ask_telegram_only_when_mo
         commands = []
         for key in w.workers[0].keys.all_commands():
             for _, fields in await w.redis.xrange(key):
-                commands.append(TableCommand.model_validate_json(fields[b"c"]))
+                commands.append(TableCommand.loads(fields[b"c"]))
         by_name = {c.name: c for c in commands}
         assert isinstance(by_name["join"].request, Join)
         bots = by_name["bots"].request

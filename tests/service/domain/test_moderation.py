@@ -35,7 +35,7 @@ def run(table, command, **kw):
 
 def mod(command):
     """The same command, sent by someone the platform says moderates the room."""
-    return command.model_copy(update={"moderator": True})
+    return command.replace(moderator=True)
 
 
 def lobby(*players, game="cinquillo", options=None, seats=None):

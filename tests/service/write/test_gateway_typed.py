@@ -16,7 +16,7 @@ async def _commands(h: Harness) -> list[TableCommand]:
     out = []
     for key in h.keys.all_commands():
         for _, fields in await h.redis.xrange(key):
-            out.append(TableCommand.model_validate_json(fields[b"c"]))
+            out.append(TableCommand.loads(fields[b"c"]))
     return out
 
 
