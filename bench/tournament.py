@@ -34,7 +34,9 @@ own (:mod:`bench.league.runlog`: row, seed, deal, score, budget, the tested deci
 and a fingerprint of each level's make-up), and the deals the log already holds for the same row,
 seed, budget and make-up are not played again.  Rerunning the same command after a stop, or with a
 larger ``--deals``, only plays what is missing, so a row grows across sessions;
-``bench/league_report.py`` aggregates the logs into ``bench/results/league.txt``.
+``bench/league_report.py`` aggregates the logs into ``bench/results/league.txt``.  Keep a running
+log outside the git work tree and copy it in to commit: a checkout or rebase that rewrites a
+committed log leaves the run appending to the unlinked old file.
 """
 
 from __future__ import annotations
