@@ -70,6 +70,9 @@ class Report:
     finished: int = 0
     live_bytes: list[int] = field(default_factory=list)
     finished_bytes: list[int] = field(default_factory=list)
+    # the samples' bytes summed by key family (FAMILIES), live and finished
+    live_families: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
+    finished_families: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAMILIES, 0))
     shared: dict[str, tuple[int, int]] = field(default_factory=dict)  # group -> (keys, bytes)
     players: int = 0
     used_memory: int | None = None
@@ -81,12 +84,20 @@ class Report:
         return sum(xs) / len(xs) if xs else 0.0
 
 
+FAMILIES = ("events", "snap", "done", "deadline")  # a table's own keys, as cinq stats splits them
+
+
+async def table_families(redis: Any, keys: Keys, table: str, size: Sizer | None = None) -> dict[str, int]:
+    """The bytes of each of a table's own keys (:data:`FAMILIES`; the deadline: its entry, if any)."""
+    size = size or Sizer(redis)
+    own = await size.many([keys.events(table), keys.snap(table), keys.done(table)])
+    due = await redis.zscore(keys.due_for(table), table)
+    return dict(zip(FAMILIES, [*own, DUE_MEMBER_BYTES if due is not None else 0], strict=True))
+
+
 async def table_bytes(redis: Any, keys: Keys, table: str, size: Sizer | None = None) -> int:
     """The bytes of a table's own keys: events, snapshot, done set, and its deadline entry if any."""
-    size = size or Sizer(redis)
-    own = sum(await size.many([keys.events(table), keys.snap(table), keys.done(table)]))
-    due = await redis.zscore(keys.due_for(table), table)
-    return own + (DUE_MEMBER_BYTES if due is not None else 0)
+    return sum((await table_families(redis, keys, table, size)).values())
 
 
 async def measure(redis: Any, keys: Keys, sample: int = 200, seed: int = 0) -> Report:
@@ -99,9 +110,13 @@ async def measure(redis: Any, keys: Keys, sample: int = 200, seed: int = 0) -> R
         (done if info.phase in (FINISHED, CANCELLED) else live).append(info.id)
     rep.live, rep.finished = len(live), len(done)
     rng = random.Random(seed)
-    for ids, out in ((live, rep.live_bytes), (done, rep.finished_bytes)):
+    for ids, out, families in ((live, rep.live_bytes, rep.live_families),
+                               (done, rep.finished_bytes, rep.finished_families)):
         for t in rng.sample(ids, min(sample, len(ids))):
-            out.append(await table_bytes(redis, keys, t, size))
+            split = await table_families(redis, keys, t, size)
+            out.append(sum(split.values()))
+            for family, b in split.items():
+                families[family] += b
     totals = {group: [0, 0] for group in SHARED}
     players: set[str] = set()
     chunk: list[tuple[str, str]] = []
@@ -145,6 +160,11 @@ def print_report(rep: Report, out: TextIO) -> None:
           f"(sample of {len(rep.live_bytes)})", file=out)
     print(f"  finished tables: {rep.finished:>7}   {_kb(rep.mean(rep.finished_bytes))} each "
           f"(sample of {len(rep.finished_bytes)}; `cinq trim` archives and removes them)", file=out)
+    for kind, sample, families in (("live", rep.live_bytes, rep.live_families),
+                                   ("finished", rep.finished_bytes, rep.finished_families)):
+        n = max(len(sample), 1)
+        split = ", ".join(f"{f} {_kb(b / n)}" for f, b in families.items())
+        print(f"    a {kind} table's keys: {split}", file=out)
     tables = max(rep.live + rep.finished, 1)
     print("shared keys (their own retention)          keys        bytes   per table", file=out)
     for group, (n, b) in rep.shared.items():

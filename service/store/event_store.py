@@ -20,8 +20,10 @@ from service.store.keys import Keys
 from service.store.streams import is_cluster
 
 OK, CONFLICT, DUPLICATE = 1, 0, 2
-# ARGV[6] of append.lua once held an outbox length cap; retention (service/store/groups.py) replaced it.
-_UNUSED = 0
+# A table's command-id set outlives its last append by this long (s): a command of it redelivered
+# after a crash or a failover is still recognised (redeliveries come within claim_idle_ms, 30 s by
+# default, and a few retries), and then the set, 72 B a command, is gone (issue 33).
+DONE_AFTER_END_S = 3600
 
 
 def _script(name: str) -> str:
@@ -39,7 +41,9 @@ class Append:
     """One compare-and-append: what a worker wants written for one table, atomically.
 
     ``deadline`` is the next due time in ms (``None`` removes the table's deadline, ``...`` keeps
-    it); ``snapshot`` is ``(version, json)`` when one is due.
+    it); ``snapshot`` is ``(version, json)`` when one is due.  ``final``: the append ends the
+    aggregate (a match finished, a table cancelled): its snapshot is deleted (the events suffice to
+    load what never changes again) and its command-id set expires :data:`DONE_AFTER_END_S` later.
     """
 
     table: str
@@ -49,6 +53,7 @@ class Append:
     outbox: list[tuple[str, str | bytes]] = field(default_factory=list)  # (command id, message JSON)
     deadline: Any = ...
     snapshot: tuple[int, str] | None = None
+    final: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,8 @@ class EventStore:
         else:
             due = str(int(a.deadline))
         snap_v, snap_s = (str(a.snapshot[0]), a.snapshot[1]) if a.snapshot else ("", "")
-        args: list[Any] = [a.expected, a.table, due, snap_v, snap_s, _UNUSED, len(a.command_ids)]
+        final = DONE_AFTER_END_S if a.final else 0
+        args: list[Any] = [a.expected, a.table, due, snap_v, snap_s, final, len(a.command_ids)]
         args += a.command_ids
         args.append(len(a.events))
         args += a.events

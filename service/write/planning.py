@@ -20,7 +20,7 @@ from service.domain.tables import daily_table, notify, rematch
 from service.domain.tables.decide import Context, Decision, Refused, decide, only_pass
 from service.domain.tables.lobby import idle_deadline
 from service.domain.tables.replay import replay_lines
-from service.domain.tables.state import LOBBY, RUNNING, Table
+from service.domain.tables.state import CANCELLED, FINISHED, LOBBY, RUNNING, Table
 from service.foundation.settings import Settings
 from service.store.event_store import Append
 from service.store.repository import snapshot_json
@@ -185,8 +185,12 @@ class Planner:
         every = self.settings.snapshot_every
         if t is not None and events and t.version // every > version // every:
             snap = (t.version, snapshot_json(t))
+        # An append to a table that has ended (finished, cancelled: the one that ends it, and any later
+        # one, a rematch's ask) drops its snapshot and lets its command ids expire a while after it
+        # (service.store.event_store.DONE_AFTER_END_S).
+        final = t is not None and t.status in (FINISHED, CANCELLED)
         b.append = Append(table=b.table, expected=version, command_ids=ids, events=events, outbox=outbox,
-                          deadline=self.deadline(t), snapshot=snap)
+                          deadline=self.deadline(t), snapshot=snap, final=final)
 
     def _decide(self, t: Table | None, cmd: TableCommand, ctx: Context,
                 history: list[Stored] | None) -> tuple[Decision, list[Wire], str]:

@@ -40,5 +40,12 @@ if ARGV[3] == '-' then
 elseif ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[5], ARGV[3], ARGV[2])
 end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'v', ARGV[4], 's', ARGV[5]) end
+if ARGV[6] ~= '0' then
+  -- The last append of the aggregate (ARGV[6]: how long its command ids are still needed, s): the
+  -- events suffice to load what never changes again, and the ids only recognise late redeliveries.
+  redis.call('DEL', KEYS[2])
+  redis.call('EXPIRE', KEYS[3], ARGV[6])
+elseif ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[2], 'v', ARGV[4], 's', ARGV[5])
+end
 return {1, ver + nev}

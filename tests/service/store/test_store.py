@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from service.store.event_store import CONFLICT, DUPLICATE, OK, Append, EventStore
+from service.store.event_store import CONFLICT, DONE_AFTER_END_S, DUPLICATE, OK, Append, EventStore
 from service.store.keys import Keys
 
 KEYS = Keys(buckets=16, shards=2)
@@ -167,3 +167,19 @@ async def test_every_script_call_of_a_whole_match_touches_one_hash_tag(fake_redi
     await h.send(ANA, f"/replay {await h.table_of(private(ANA))}", room=private(ANA))
     assert len(calls) > 20
     assert all(len({_tag(k) for k in keys}) == 1 for keys in calls)
+
+
+async def test_a_final_append_deletes_the_snapshot_and_lets_the_ids_expire(store, any_redis):
+    """Issue 33: the append that ends an aggregate drops its snapshot (its events suffice) and gives
+    its command-id set DONE_AFTER_END_S to live, in which a redelivered command is still known."""
+    await store.append(Append("t1", 0, ["c1"], ["e1", "e2"], snapshot=(2, "{}")))
+    assert await any_redis.exists(KEYS.snap("t1"))
+    res = await store.append(Append("t1", 2, ["c2"], ["e3"], [("c2", "end")], snapshot=(3, "{}"), final=True))
+    assert (res.status, res.version) == (OK, 3)
+    assert not await any_redis.exists(KEYS.snap("t1"))
+    assert 0 < await any_redis.ttl(KEYS.done("t1")) <= DONE_AFTER_END_S
+    loaded = await store.load("t1")
+    assert (loaded.base, loaded.snapshot, loaded.events) == (0, None, ["e1", "e2", "e3"])
+    again = await store.append(Append("t1", 3, ["c2"], [], [("c2", "end")], final=True))
+    assert (again.status, again.duplicates) == (DUPLICATE, ("c2",))
+    assert await any_redis.xlen(KEYS.outbox_for("t1")) == 1

@@ -12,7 +12,8 @@ import pytest
 import engine
 from service.domain.commands import TableCommand
 from service.domain.events import decode
-from service.store.repository import load
+from service.store.event_store import DONE_AFTER_END_S
+from service.store.repository import fold, load
 from service.write.timers import fire_due
 from service.write.worker import GEN0_THRESHOLD, Worker
 from tests.service.support import ANA, BEA, GROUP, Harness, Player, private, to
@@ -221,13 +222,19 @@ async def test_snapshots_are_written_every_n_events_and_used_to_load(any_redis, 
     h = Harness(any_redis, snapshot_every=n)
     await h.send(ANA, "/play cinquillo 4", room=private(ANA))
     table = await h.table_of(private(ANA))
-    await h.send(ANA, "/leave", room=private(ANA))
+    # while the match runs (the person's turn: the AI players have moved up to it)
     loaded = await h.worker.store.load(table)
     assert loaded.snapshot is not None and len(loaded.events) < n
     fresh = await load(h.worker.store, table)
-    from service.store.repository import fold
-
     full = fold(table, None, await h.events(table))
+    assert fresh.version == full.version and engine.view(fresh.engine, None) == engine.view(full.engine, None)
+    await h.send(ANA, "/leave", room=private(ANA))
+    # once it is over, its snapshot is gone (issue 33) and it loads from its events alone, exactly
+    loaded = await h.worker.store.load(table)
+    assert loaded.snapshot is None and loaded.base == 0 and len(loaded.events) == loaded.version
+    fresh = await load(h.worker.store, table)
+    full = fold(table, None, await h.events(table))
+    assert fresh.status == "finished"
     assert fresh.version == full.version and fresh.result == full.result
 
 
@@ -343,3 +350,33 @@ def test_the_workers_start_freezes_the_heap_and_raises_the_young_generations_thr
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+async def test_a_finished_tables_snapshot_goes_its_command_ids_expire_and_a_redelivery_is_known(any_redis):
+    """Issue 33: the append that finishes a match deletes its snapshot and gives its command-id set
+    DONE_AFTER_END_S to live: a redelivered command of it is still acknowledged as a duplicate (no
+    second reply), and the table replays exactly from its events."""
+    h = Harness(any_redis, snapshot_every=3)
+    await h.send(ANA, "/play cinquillo 4", room=private(ANA))
+    table = await h.table_of(private(ANA))
+    assert await any_redis.exists(h.keys.snap(table))
+    assert await any_redis.ttl(h.keys.done(table)) == -1  # a running table's ids live on
+    await h.send(ANA, "/leave", room=private(ANA))
+    assert h.over()
+    assert not await any_redis.exists(h.keys.snap(table))
+    assert 0 < await any_redis.ttl(h.keys.done(table)) <= DONE_AFTER_END_S
+    events = await h.events(table)
+    last = decode(events[-1])
+    assert last.event.__class__.__name__ == "MatchFinished"
+    # the command that finished it, delivered again: known, acknowledged, nothing sent
+    finishing = last.cmd
+    assert await any_redis.sismember(h.keys.done(table), finishing)
+    await h.collect()
+    stream = h.keys.commands_for(table)
+    replayed = TableCommand(id=finishing, table=table, name="leave", actor=ANA, room=private(ANA))
+    await any_redis.xadd(stream, {"c": replayed.dumps()})
+    assert await h.worker.drain() == 1
+    assert await h.collect() == []  # (a command not known would be told the match is over)
+    assert await h.events(table) == events
+    t = await load(h.worker.store, table)
+    assert t.result == fold(table, None, events).result
