@@ -37,6 +37,12 @@ FIRST_SHOWN = ("(v) => Math.min(...Object.entries(window.cinq.shownAt).filter(([
                ".map(([, t]) => t))")
 
 
+REFERENCE = """async (n) => { const out = [];
+  for (let i = 0; i < n; i++) { const t0 = performance.now(); const r = await fetch('/healthz');
+    await r.text(); out.push(performance.now() - t0); }
+  return out; }"""
+
+
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
@@ -133,6 +139,9 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
                 page_own.append(shown - sent)
                 page_other.append(seen - sent)
                 driver.append(own[-1] - (shown - sent))
+        # The reference, in the same run under the same load: a bare HTTP round trip from the page
+        # to the same server (GET /healthz: no store, no worker), timed by the page.
+        reference = await pages[0].evaluate(REFERENCE, len(own) or 20)
         await browser.close()
     store = "redis-server " + redis_url if redis_url else "fakeredis"
     print(f"web table, {len(own)} clicks on loopback ({store}, worker in-process, chromium headless)")
@@ -146,6 +155,12 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
         if xs:
             print(f"  click -> {name} p50 {statistics.median(xs):6.1f} ms   p95 {pct(xs, 95):6.1f} ms"
                   f"   p99 {pct(xs, 99):6.1f} ms")
+    print(f"  reference: page -> GET /healthz -> page   p50 {statistics.median(reference):6.1f} ms   p95 "
+          f"{pct(reference, 95):6.1f} ms   ({len(reference)} round trips, same run)")
+    if page_own:
+        p50 = statistics.median(page_own) / max(statistics.median(reference), 0.01)
+        p95 = pct(page_own, 95) / max(pct(reference, 95), 0.01)
+        print(f"  ratio (click -> own table redrawn) / reference: p50 x{p50:.1f}   p95 x{p95:.1f}")
     print(f"  page weight (html, css, js, texts, state): {weight / 1024:.1f} KB (goal < 150 KB)")
     print(f"  first contentful paint: {paint:.0f} ms (goal < 1000 ms)")
 

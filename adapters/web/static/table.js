@@ -31,8 +31,8 @@
     const whole = Math.floor(+m[1] / +m[2]), rest = `${+m[1] % +m[2]}/${m[2]}`;
     return (whole || "") + (FR[rest] || ` ${rest}`);
   };
-  const joinNames = (list) => list.length < 2 ? list.join("") :
-    tr("web.and", {a: list.slice(0, -1).join(", "), b: list[list.length - 1]});
+  const joinNames = (list, word) => list.length < 2 ? list.join("") :
+    tr(word || "web.and", {a: list.slice(0, -1).join(", "), b: list[list.length - 1]});
   // Wall-clock milliseconds comparable between pages (the benchmark times a click in one page to the
   // table drawn in another).
   const clock = () => performance.timeOrigin + performance.now();
@@ -277,7 +277,10 @@
       else {
         btn.setAttribute("aria-disabled", "true");
         btn.addEventListener("click", () => {
-          $("notice").textContent = acts.length ? tr("web.not_playable", {card: cardName(code)}) : tr("web.not_your_turn");
+          // What can be played instead, from the hand's actions (the page works out no rule).
+          const can = acts.filter((x) => x.kind !== "pass").map((x) => cardName(x.move));
+          $("notice").textContent = !acts.length ? tr("web.not_your_turn") :
+            tr(can.length ? "web.not_playable" : "web.only_pass", {card: cardName(code), cards: joinNames(can, "web.or")});
         });
       }
       $("hand").appendChild(btn);

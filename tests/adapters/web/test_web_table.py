@@ -348,3 +348,33 @@ async def test_the_turn_timer_is_shown_and_counts_down(browser):
         assert 0 < first <= 45
         await page.wait_for_timeout(2200)
         assert int((await clock.inner_text()).split()[0]) < first
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_a_dimmed_card_says_what_can_be_played_instead(browser, lang):
+    # Issue 34 (12): clicking a dimmed card said nothing (then a rule that cabrón breaks).
+    async with Stack() as s:
+        table = await s.play_ai(ME, "cinquillo players=3")
+        page = await browser.new_page(viewport=SIZES["phone"])
+        await page.goto(url(s, table, lang=lang))
+        for _ in range(60):
+            t = await s.until(lambda t: t.to_move() == 0 or t.status != "running", table)
+            assert t.status == "running", "no turn of this player had a card it could not play"
+            await page.wait_for_function(f"window.cinq.hand && window.cinq.hand.version >= {t.version}")
+            cards = await hand_buttons(page)
+            dim = [cards.nth(i) for i, d in enumerate(await cards.evaluate_all(
+                "bs => bs.map(b => b.getAttribute('aria-disabled') === 'true')")) if d]
+            legal = await page.evaluate(
+                "window.cinq.hand.actions.filter(a => a.kind !== 'pass').map(a => a.move)")
+            if dim and legal:
+                await dim[0].click(force=True)  # aria-disabled: still pressable, and answered
+                notice = await page.get_by_role("alert").inner_text()
+                names = await page.evaluate("(ms) => ms.map(m => window.cinq.i18n.cards[m])", legal)
+                said = "you can play" if lang == "en" else "puedes jugar"
+                assert said in notice and all(n in notice for n in names), (notice, names)
+                assert (await s.table(table)).version == t.version  # and nothing was sent
+                return
+            from tests.adapters.web.pages import playable
+            await (await playable(page))[0].click()
+            await page.wait_for_function("!window.cinq.busy")
+        raise AssertionError("no dimmed card beside a playable one in 60 turns")
