@@ -173,7 +173,9 @@ def translate(locale: str | None, msgid: str, **params: Any) -> str:
     if text is None:
         return msgid
     try:
-        return string.Formatter().vformat(text, (), _Params(params))
+        # str.format_map (C) fills the same fields as string.Formatter (Python), ~4x faster: a
+        # table's text is dozens of these, drawn on every delivery (issue 33).
+        return text.format_map(_Params(params))
     except (ValueError, IndexError, AttributeError, KeyError):
         # A malformed template ("{0}", "{a.b}", an unmatched brace) is a catalogue bug: show the
         # text unfilled rather than fail the reply.
