@@ -292,6 +292,9 @@ async def main(argv: list[str] | None = None) -> int:
         worker = "import sys; from service.ops.cli import main; sys.exit(main(['worker']))"
         procs.append(subprocess.Popen([py, "-c", worker], cwd=ROOT, env=env))
         url = f"http://127.0.0.1:{port}"
+        # Warm up unmeasured (the worker's start, first connections, schemas built on first use): else
+        # the first run's CPU per move counts the processes' start-up.
+        await end_to_end(url, 1, 3.0, rx)
         runs = ((1, min(10.0, args.seconds), 0.0), (args.tables, args.seconds, args.think))
         for tables, seconds, think in runs:
             cpu0 = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
