@@ -35,7 +35,7 @@ from service.ops import operator
 from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
 from service.ops.running import Adapter, run_until_stopped
-from service.ops.runtime import Runtime, build
+from service.ops.runtime import Runtime, build, stored
 from service.protocol import text
 from service.ratings.projector import Projector
 from service.ratings.rebuild import rebuild
@@ -142,10 +142,10 @@ async def _stored(settings: Settings, table: str, archive: str | None, reveal: b
             raise SystemExit(f"cinq: cannot read the archive: {e}") from e
         raws = found.events if found is not None else []
     else:
-        rt = build(settings)
-        raws = await rt.store.events(table)
-        t = await repository.load(rt.store, table) if raws and not reveal else None
-        if t is not None and t.status == "finished" and not await Embargoes(rt.redis, rt.keys).deal_shown(t):
+        db = stored(settings)
+        raws = await db.store.events(table)
+        t = await repository.load(db.store, table) if raws and not reveal else None
+        if t is not None and t.status == "finished" and not await Embargoes(db.redis, db.keys).deal_shown(t):
             raise SystemExit(f"cinq: {table} deals the same cards as tables still playing: "
                              "withheld until they finish (--reveal shows it anyway)")
     return [decode(e) for e in raws] or None
@@ -178,16 +178,16 @@ async def _replay(settings: Settings, table: str, archive: str | None, lang: str
 
 
 async def _reindex(settings: Settings) -> int:
-    rt = build(settings)
-    print(f"reindexed {await reindex(rt.redis, rt.keys)} tables")
+    db = stored(settings)
+    print(f"reindexed {await reindex(db.redis, db.keys)} tables")
     return 0
 
 
 async def _ratings_rebuild(settings: Settings, archives: list[str]) -> int:
-    rt = build(settings)
+    db = stored(settings)
     started = time.perf_counter()
     try:
-        fold = await rebuild(rt.redis, rt.keys, archives)
+        fold = await rebuild(db.redis, db.keys, archives)
     except (OSError, ValueError) as e:
         print(f"cinq ratings rebuild: cannot read the archive: {e}", file=sys.stderr)
         return 1
@@ -236,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ratings":
         return asyncio.run(_ratings_rebuild(settings, args.archive))
     if args.command in operator.COMMANDS:
-        rt = build(settings)
-        return asyncio.run(operator.run(args, rt.redis, rt.keys))
+        db = stored(settings)
+        return asyncio.run(operator.run(args, db.redis, db.keys))
     if args.command == "replay":
         return asyncio.run(_replay(settings, args.table, args.archive, args.lang, args.reveal))
     return asyncio.run(_verify(settings, args.table, args.archive, args.reveal))

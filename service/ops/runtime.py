@@ -101,6 +101,24 @@ def build(settings: Settings | None = None, redis: Any = None, *, clock: Callabl
     return Runtime(settings, redis, embedded, gateway, worker, metrics, keys, store)
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What an operator command reads and writes with (``cinq verify``, ``replay``, ``reindex``,
+    ``ratings rebuild``, ``tables``...): a client, the key layout and the event store; no gateway, no
+    worker."""
+
+    redis: Any
+    keys: Keys
+    store: EventStore
+
+
+def stored(settings: Settings) -> Stored:
+    """Connect as :func:`connect` does, with the settings' one key layout."""
+    redis, _ = connect(settings)
+    keys = Keys.of(settings)
+    return Stored(redis, keys, EventStore(redis, keys))
+
+
 def worker_for(redis: Any, settings: Settings, **args: Any) -> Worker:
     """A worker alone on ``redis`` (a benchmark's, a test's): :func:`build_worker` with the settings'
     key layout, an event store and metrics of its own."""

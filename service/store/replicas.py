@@ -63,9 +63,10 @@ class Replicas:
         self._node_keys: dict[str, str] = {}
 
     @classmethod
-    def of(cls, redis: Any, settings: Any, keys: Keys | None = None) -> Replicas:
-        """From the settings (``CINQ_REDIS_MIN_REPLICAS``, ``..._REPLICA_TIMEOUT_MS``, ``..._WAITAOF``)."""
-        return cls(redis, keys or Keys.of(settings), settings.redis_min_replicas,
+    def of(cls, redis: Any, settings: Any, keys: Keys) -> Replicas:
+        """From the settings (``CINQ_REDIS_MIN_REPLICAS``, ``..._REPLICA_TIMEOUT_MS``, ``..._WAITAOF``)
+        and the roles' one key layout."""
+        return cls(redis, keys, settings.redis_min_replicas,
                    settings.redis_replica_timeout_ms, settings.redis_waitaof)
 
     @property
