@@ -84,7 +84,8 @@ class Report:
         return sum(xs) / len(xs) if xs else 0.0
 
 
-FAMILIES = ("events", "snap", "done", "deadline")  # a table's own keys, as cinq stats splits them
+#: a table's own keys, as cinq stats splits them
+FAMILIES: tuple[str, ...] = ("events", "snap", "done", "deadline")
 
 
 async def table_families(redis: Any, keys: Keys, table: str, size: Sizer | None = None) -> dict[str, int]:
