@@ -99,7 +99,7 @@ class Flood:
         after the refill, unless fresher content comes after the refill (a new move: it goes at
         once).  Out of budget, an edit spent right after a move serves that move at once and the
         older ones as soon as the refill would have; spent at the refill, it serves only the older
-        ones, and the next move waits a whole interval (bench/telegram.py: median 2.0 s -> 1.5 s)."""
+        ones, and the next move waits a whole interval (bench/telegram.py measures it: docs/telegram.md)."""
         ready = self.table_at(chat, slot)
         # (a budget with an edit now serves content that was ready earlier at once: content that waits
         # on a person is ready when it came, and an edit tried again is ready since its first try)

@@ -6,8 +6,8 @@
   group's running table its edit budget (:mod:`adapters.telegram.flood`, which also keeps the
   per-chat, per-group and overall limits), except content that waits on a person's move
   (:attr:`~adapters.telegram.content.Show.turn`: their hand offering moves, the group's table of that
-  version, :meth:`Sender.turn_given`), which goes as soon as the limits allow (bench/telegram.py:
-  press -> the next person's turn 0.43 -> 0.03 s median).  What each operation calls is
+  version, :meth:`Sender.turn_given`), which goes as soon as the limits allow (a person's turn is
+  not held back to merge: ``bench/results/taps.txt``).  What each operation calls is
   :mod:`adapters.telegram.perform` (no edit to what a message shows).
 - ``TelegramRetryAfter`` pauses the chat for the time Telegram asks, then the latest content goes.
 - ``TelegramForbiddenError`` in a private chat (the user never started the bot, or blocked it) is

@@ -4,13 +4,12 @@ Importing aiogram builds some 900 pydantic models (``aiogram.types`` rebuilds ev
 schema at import: about 3 s of CPU, most of ``cinq telegram``'s start).  Every model built is an
 object that lives as long as the process, yet while they are being built the collector runs again
 and again over all of them (a collection every 700 new container objects, and the older
-generations' scans grow with the heap).  Paused for that import, ``cinq telegram``'s imports took
-0.3 s less CPU (3.97 -> 3.67 s, medians of 7 interleaved runs on a loaded machine; pausing the
-service's own imports as well saved nothing more).  The garbage made meanwhile is collected by the
+generations' scans grow with the heap), so that import runs with the collector paused (pausing the
+service's own imports as well saves nothing more).  The garbage made meanwhile is collected by the
 first collection after it, unless the heap is then frozen (``freeze``): what was built lives as long
-as the process, and no full collection scans it again (the first one, otherwise due during the
-bot's start-up, took 0.15 s quiet and up to 1 s loaded); the few cycles the import left (about
-2,000 objects) are then kept for good.
+as the process, and no full collection scans it again (otherwise one is due during the bot's
+start-up); the few cycles the import left are then kept for good.  What it saves:
+``bench/results/taps.txt`` and docs/telegram.md ("Start-up").
 """
 
 from __future__ import annotations
