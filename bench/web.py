@@ -2,7 +2,12 @@
 from a click to the updated table in the same browser and in another person's, the page's weight and
 its first paint.  Run: ``.venv/bin/python bench/web.py [--moves N]`` (prints figures, asserts none).
 
-``--redis-server`` runs it on a throw-away ``redis-server`` instead of fakeredis.
+``--redis-server`` runs it on a throw-away ``redis-server`` instead of fakeredis.  ``--processes`` runs
+it as deployed: a throw-away ``redis-server``, ``cinq worker`` and ``cinq web`` each a process of its
+own, this process only the browsers' driver (and the people's first commands, through a gateway of
+its own).  In the default, in-process stack the service shares one event loop with fakeredis and the
+driver (Playwright's protocol, every response's body read for the page's weight): a click then
+waited for that loop before its POST was even read (issue 33's profile: 10-22 ms of a 50 ms click).
 
 Two people share a group table with one AI player, each in a browser context of their own; every
 click of one is timed until their own page shows the new version, and until the other's does.
@@ -13,20 +18,34 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import aiohttp
 from playwright.async_api import async_playwright
 from redis.asyncio import Redis
 
 from bench.capacity import start_redis
 from service.domain.identities import Player, Room
 from service.domain.weblinks import issue_link, table_url
+from service.foundation.settings import Settings
+from service.ops.runtime import Runtime, build
+from service.store import repository
 from tests.adapters.web.support import CHROMIUM, Stack
+from tools.loopback import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+CINQ = str(Path(sys.executable).with_name("cinq"))
+# The roles' secrets in --processes (every role on Redis refuses weak ones).
+TOKEN_SECRET = "bench-web-token-secret-not-for-production-0123"
+DAILY_SECRET = "bench-web-daily-secret-not-for-production-0123"
 
 GROUP = Room(platform="terminal", chat="group-1", kind="group")
 PEOPLE = [Player(platform="terminal", user="ana", name="Ana"),
@@ -48,9 +67,59 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, round(p / 100 * (len(xs) - 1)))]
 
 
-async def main(moves: int, real_redis: bool) -> None:
+class Processes:
+    """The service as deployed (``--processes``): ``cinq worker`` and ``cinq web`` as processes on
+    ``redis_url``; the same few members as :class:`Stack` that :func:`run` uses (a gateway of this
+    process's own for the people's first commands, the table as stored, the page's address)."""
+
+    def __init__(self, redis: Redis, redis_url: str) -> None:
+        self.settings = Settings(redis_url=redis_url, token_secrets=[TOKEN_SECRET],
+                                 daily_secret=DAILY_SECRET, turn_seconds=0, auto_pass_s=0)
+        self.rt: Runtime = build(self.settings, redis=redis)  # its worker is not run: the process's is
+        self.port = free_port()
+        self.env = {**os.environ, "REDIS_URL": redis_url, "CINQ_TOKEN_SECRETS": f'["{TOKEN_SECRET}"]',
+                    "CINQ_DAILY_SECRET": DAILY_SECRET, "CINQ_TURN_SECONDS": "0", "CINQ_AUTO_PASS_S": "0",
+                    "CINQ_LOG_LEVEL": "WARNING", "CINQ_WEB_HOST": "127.0.0.1",
+                    "CINQ_WEB_PORT": str(self.port)}
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def __aenter__(self) -> Processes:
+        for role in ("worker", "web"):  # each with a metrics port of its own
+            env = {**self.env, "CINQ_HTTP_PORT": str(free_port())}
+            self.procs.append(subprocess.Popen([CINQ, role], cwd=ROOT, env=env))
+        async with aiohttp.ClientSession() as http:
+            for _ in range(600):
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with http.get(f"{self.url}/healthz") as r:
+                        if r.status == 200:
+                            return self
+                await asyncio.sleep(0.05)
+        raise RuntimeError("cinq web did not come up")
+
+    async def __aexit__(self, *exc: Any) -> None:
+        for proc in self.procs:
+            proc.terminate()
+            proc.wait(30)
+
+    async def table(self, table: str) -> Any:
+        return await repository.load(self.rt.store, table)
+
+    async def until(self, check: Any, table: str, timeout: float = 30.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while not check(t := await self.table(table)):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"table {table} never got there: {t and t.status}")
+            await asyncio.sleep(0.05)
+        return t
+
+
+async def main(moves: int, real_redis: bool, processes: bool = False) -> None:
     proc, redis_url, redis = None, None, None
-    if real_redis:
+    if real_redis or processes:
         proc, redis_url = start_redis()
         redis = Redis.from_url(redis_url)
         for _ in range(100):  # until it answers
@@ -59,7 +128,7 @@ async def main(moves: int, real_redis: bool) -> None:
                 break
             await asyncio.sleep(0.05)
     try:
-        await run(moves, redis, redis_url)
+        await run(moves, redis, redis_url, processes)
     finally:
         if redis is not None:
             await redis.aclose()
@@ -68,8 +137,10 @@ async def main(moves: int, real_redis: bool) -> None:
             proc.wait()
 
 
-async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
-    async with Stack(redis=redis) as s, async_playwright() as pw:
+async def run(moves: int, redis: Redis | None, redis_url: str | None, processes: bool = False) -> None:
+    stack: Any = Processes(redis, redis_url) if processes and redis and redis_url else Stack(redis=redis)
+    secret = stack.settings.secrets_bytes()[0]
+    async with stack as s, async_playwright() as pw:
         gw = s.rt.gateway
         await gw.submit("/new cinquillo", user=PEOPLE[0], room=GROUP, command_id="bench-new")
         table = gw.table_for("bench-new")
@@ -93,7 +164,7 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
                         sizes.append(len(await r.body()))
 
             page.on("response", lambda r, f=sized: asyncio.ensure_future(f(r)))
-            k = issue_link(b"web-test", table=table, expires=time.time() + 3600, platform=who.platform,
+            k = issue_link(secret, table=table, expires=time.time() + 3600, platform=who.platform,
                            user=who.user)
             await page.goto(table_url(s.url, k))
             await page.wait_for_selector("#felt .seat")
@@ -144,7 +215,9 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None) -> None:
         reference = await pages[0].evaluate(REFERENCE, len(own) or 20)
         await browser.close()
     store = "redis-server " + redis_url if redis_url else "fakeredis"
-    print(f"web table, {len(own)} clicks on loopback ({store}, worker in-process, chromium headless)")
+    roles = "cinq worker and cinq web as processes" if processes else "worker in-process"
+    print(f"web table, {len(own)} clicks on loopback ({store}, {roles}, chromium headless)"
+          f"; load average {os.getloadavg()[0]:.1f}")
     print("  timed by the driver (Playwright's click, its actionability checks and polling included):")
     for name, xs in (("own table updated:    ", own), ("other's table updated:", other)):
         print(f"  click -> {name} p50 {statistics.median(xs):6.1f} ms   p95 {pct(xs, 95):6.1f} ms"
@@ -170,5 +243,7 @@ if __name__ == "__main__":
     ap.add_argument("--moves", type=int, default=40)
     ap.add_argument("--redis-server", action="store_true",
                     help="on a redis-server of its own (a free loopback port) instead of fakeredis")
+    ap.add_argument("--processes", action="store_true",
+                    help="cinq worker and cinq web as processes on a redis-server of its own, as deployed")
     args = ap.parse_args()
-    asyncio.run(main(args.moves, args.redis_server))
+    asyncio.run(main(args.moves, args.redis_server, args.processes))
