@@ -3,21 +3,23 @@
 Who may open what is decided here from credentials only, and what they see by the service
 (:mod:`service.platform.watch`): a viewer holds a *link token* (``k``,
 :mod:`service.domain.weblinks`) bound to (platform, user, table), or to a table alone for a
-spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  A missing,
+spectator; a Telegram Mini App trades its ``initData`` for one (``POST /api/session``).  The page
+sends it in ``Authorization: Link <k>`` (``?k=`` is still read, for clients that cannot set a
+header; the page's own address carries it only as the chat's link did).  A missing,
 forged or expired credential gets 401, a move by a spectator or with another table's action token
 403, and nothing is shown either way.
 
 - ``GET /`` the page; ``/static/*`` its script, style and deck;
 - ``GET /api/i18n?lang=`` the page's texts and every card's spoken name, from the catalogues;
-- ``GET /api/state?k=`` what the viewer is shown now;
-- ``GET /api/events?k=`` Server-Sent Events: ``state`` first, then every ``message`` with the outbox
+- ``GET /api/state`` what the viewer is shown now;
+- ``GET /api/events`` Server-Sent Events: ``state`` first, then every ``message`` with the outbox
   entry id as its SSE id (``Last-Event-ID`` on a reconnect resumes after it);
-- ``POST /api/move?k=`` ``{"token", "id"}``: an action token from the viewer's own hand message;
+- ``POST /api/move`` ``{"token", "id"}``: an action token from the viewer's own hand message;
 - ``POST /api/daily`` ``{"game", "id"}``, with a person's link (``Authorization: Link``) or, from a
   Telegram Mini App opened without a table, ``"init_data"``: the deal of the day
   (:mod:`service.daily`): the person's attempt (a link to it) or, once played, their standing;
 - ``GET /api/replay/<table>`` a finished match step by step (public moves, every hand at the end);
-- ``GET /api/next?k=`` the viewer's link to their table's rematch, once someone asked for it;
+- ``GET /api/next`` the viewer's link to their table's rematch, once someone asked for it;
   403 ``embargoed`` while other tables still play its deal (a tournament round's: G-1,
   :mod:`service.domain.embargo`), as ``/api/state`` and ``/api/events`` are for anyone not seated
   at such a table;
@@ -42,6 +44,7 @@ from redis.exceptions import RedisError
 from adapters.web.config import WebSettings
 from adapters.web.daily import daily_handler
 from adapters.web.feeds import FeedRefused, Feeds
+from adapters.web.hardening import HEADERS, hardened
 from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
@@ -60,8 +63,7 @@ _TABLE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 FEED_RETRY_S = 5.0
 """A refused feed's ``Retry-After``: a page's reconnect waits this long."""
-_SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                     "Cache-Control": "no-store"}
+_SECURITY_HEADERS = {**HEADERS, "Cache-Control": "no-store"}
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
                            for st in found["steps"]]}
         return web.json_response(found, headers={"Cache-Control": "max-age=60"})
 
-    app = web.Application(client_max_size=16 * 1024)
+    app = web.Application(client_max_size=16 * 1024, middlewares=[hardened])
     app.router.add_get("/", index)
     app.router.add_get("/t", index)
     app.router.add_get("/replay/{table}", index)

@@ -43,6 +43,9 @@
     for (const [k, v] of Object.entries(map)) if (t && t[k]) document.documentElement.style.setProperty(v, t[k]);
   }
 
+  // The link goes to the API in a header (Authorization: Link), never in a URL.
+  function linkHeader(more) { return Object.assign({authorization: `Link ${S.k}`}, more || {}); }
+
   function linkClaims(k) {
     // What a link says (not secret, only signed): {p, u, t, e}; null if it is not one.
     try { return JSON.parse(atob(k.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))); } catch (e) { return null; }
@@ -427,7 +430,7 @@
   async function follow_rematch() {
     // The rematch is made by the service a moment after the press: ask for its link until it is there.
     for (let i = 0; i < 40; i++) {
-      const r = await fetch(`/api/next?k=${encodeURIComponent(S.k)}`);
+      const r = await fetch("/api/next", {headers: linkHeader()});
       if (r.ok) {
         const q = new URLSearchParams(location.search);
         q.set("k", (await r.json()).k);
@@ -484,8 +487,8 @@
     S.sentAt = clock();
     const id = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
     // The move leaves first; the hand is dimmed while it travels (a redraw is not worth the wait).
-    const sent = fetch(`/api/move?k=${encodeURIComponent(S.k)}`, {method: "POST",
-      headers: {"content-type": "application/json"}, body: JSON.stringify({token: a.token, id})});
+    const sent = fetch("/api/move", {method: "POST",
+      headers: linkHeader({"content-type": "application/json"}), body: JSON.stringify({token: a.token, id})});
     $("notice").textContent = "";
     if (S.roundShown) closeRound(); // the player moved on
     paint();
@@ -495,25 +498,66 @@
   }
 
   // --- following --------------------------------------------------------------------------------
+  // The feed is read with fetch, not EventSource, so that the link rides in a header (never in a
+  // URL, where logs and proxies keep it): the same Server-Sent Events, parsed here, and the same
+  // resumption (Last-Event-ID: the last id seen).  A refused credential stops it; a full server
+  // (429/503) or a dropped connection is retried after its Retry-After or a doubling wait.
   function follow() {
     const lang = new URLSearchParams(location.search).get("lang");
-    const es = new EventSource(`/api/events?k=${encodeURIComponent(S.k)}${lang ? `&lang=${lang}` : ""}`);
-    es.addEventListener("state", async (e) => {
-      const st = JSON.parse(e.data);
+    let wait = 1000;
+    const onState = async (data) => {
+      const st = JSON.parse(data);
       S.spectator = st.spectator;
       if (!S.i18n || S.i18n.locale !== st.locale) await loadI18n(st.locale);
       $("conn").hidden = true;
       for (const m of st.messages) take(m);
       draw();
       S.drawn = S.room ? S.room.version : -1;
-    });
-    es.addEventListener("message", (e) => { take(JSON.parse(e.data)); S.lastId = e.lastEventId; paint(); });
-    es.onerror = () => {
-      if (es.readyState === EventSource.CLOSED) { $("notice").textContent = tr("web.refused.unauthorized"); return; }
-      $("conn").hidden = false;
-      $("conn").textContent = tr("web.reconnecting");
     };
-    S.source = es;
+    const dispatch = async (ev) => {
+      if (ev.id !== undefined) S.lastId = ev.id;
+      if (ev.event === "state") await onState(ev.data);
+      else if (ev.event === "message") { take(JSON.parse(ev.data)); paint(); }
+    };
+    const run = async () => {
+      for (;;) {
+        let r = null;
+        try {
+          const headers = linkHeader({accept: "text/event-stream"});
+          if (S.lastId) headers["last-event-id"] = S.lastId;
+          r = await fetch(`/api/events${lang ? `?lang=${lang}` : ""}`, {headers, cache: "no-store"});
+          if ([400, 401, 403, 404].includes(r.status)) { await refused(r); return; }
+          if (r.ok && r.body) {
+            wait = 1000;
+            const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+            let buf = "", ev = {};
+            for (;;) {
+              const {value, done} = await reader.read();
+              if (done) break;
+              buf += value;
+              const lines = buf.split("\n");
+              buf = lines.pop();
+              for (let line of lines) {
+                if (line.endsWith("\r")) line = line.slice(0, -1);
+                if (line === "") { if (ev.event || ev.data !== undefined) await dispatch(ev); ev = {}; continue; }
+                if (line.startsWith(":")) continue;
+                const c = line.indexOf(":");
+                const name = c < 0 ? line : line.slice(0, c);
+                const val = c < 0 ? "" : line.slice(c + 1).replace(/^ /, "");
+                if (name === "data") ev.data = ev.data === undefined ? val : `${ev.data}\n${val}`;
+                else if (name === "event" || name === "id") ev[name] = val;
+              }
+            }
+          } else await r.text();
+        } catch (e) { /* the connection went: reconnect below */ }
+        $("conn").hidden = false;
+        $("conn").textContent = tr("web.reconnecting");
+        const after = r && Number(r.headers.get("retry-after"));
+        await new Promise((ok) => setTimeout(ok, after ? after * 1000 : wait));
+        wait = Math.min(wait * 2, 15000);
+      }
+    };
+    run();
   }
 
   // The language: the page asks the service for its texts and its feed in the other one.
@@ -649,7 +693,7 @@
       if (!$("notice").textContent) $("notice").textContent = tr("web.refused.unauthorized");
       return;
     }
-    const r = await fetch(`/api/state?k=${encodeURIComponent(S.k)}${lang ? `&lang=${lang}` : ""}`);
+    const r = await fetch(`/api/state${lang ? `?lang=${lang}` : ""}`, {headers: linkHeader()});
     if (!r.ok) { await loadI18n(lang || "en"); await refused(r); return; }
     const st = await r.json();
     S.table = st.table;

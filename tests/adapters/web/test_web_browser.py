@@ -128,7 +128,7 @@ async def test_a_reconnect_mid_match_resumes_with_nothing_missed(browser):
         await s.until(lambda t2, v=t.version: t2.version > v + 1 or t2.status != "running", table)
         s.web = WebAdapter(s.redis, s.settings, s.web.ws, s.rt.gateway, block_ms=50)
         await s.web.start(host="127.0.0.1", port=port)
-        # The page reconnects by itself (EventSource sends Last-Event-ID) and logs every line it missed.
+        # The page reconnects by itself (its feed sends Last-Event-ID) and logs every line it missed.
         await page.wait_for_selector("#conn[hidden]", state="attached", timeout=20000)
         await page.wait_for_timeout(800)
         logged = await page.inner_text("#log")

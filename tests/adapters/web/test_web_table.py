@@ -155,7 +155,7 @@ async def test_cabron_blocked_cards_are_marked_not_drawn_on_the_table(browser):
                 break
             import engine
             blocked = engine.view(t.engine, None)["blocked"]
-            await page.wait_for_function(f"window.cinq.room && window.cinq.room.version >= {t.version}")
+            await page.wait_for_function(f"() => window.cinq.room && window.cinq.room.version >= {t.version}")
             for code in blocked:
                 seen_blocked = True
                 slot = page.locator(f'#board [data-slot="{code[-1]}-{code[:-1]}"]')
@@ -168,7 +168,7 @@ async def test_cabron_blocked_cards_are_marked_not_drawn_on_the_table(browser):
             targets = await playable(page)
             if targets:
                 await targets[0].click()
-                await page.wait_for_function("!window.cinq.busy")
+                await page.wait_for_function("() => !window.cinq.busy")
             else:
                 await page.wait_for_timeout(30)
         assert seen_blocked, "no card was blocked in this match (pick another seed)"
@@ -184,7 +184,7 @@ async def test_a_reload_mid_match_and_after_the_end_keeps_moves_and_names(browse
         for _ in range(3):
             from tests.adapters.web.pages import playable
             await (await playable(page))[0].click()
-            await page.wait_for_function("!window.cinq.busy")
+            await page.wait_for_function("() => !window.cinq.busy")
         await page.reload()
         await page.wait_for_selector("#hand .cardbtn")
         log = page.get_by_role("region", name="Last moves").get_by_role("listitem")
@@ -278,7 +278,7 @@ async def test_the_mini_app_talks_to_telegram_through_its_documented_channel(bro
         assert "web_app_ready" in sent and "web_app_expand" in sent
         assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 34, 51)"
         await s.until(lambda t: t.to_move() == 0, table)
-        await page.wait_for_function("window.__tg.some(e => e[0] === 'web_app_trigger_haptic_feedback')")
+        await page.wait_for_function("() => window.__tg.some(e => e[0] === 'web_app_trigger_haptic_feedback')")
         await play_out(page)
         events = await page.evaluate("window.__tg")
         assert ["web_app_setup_back_button", {"is_visible": True}] in events
@@ -327,7 +327,7 @@ async def test_play_again_on_the_page_follows_the_rematch_into_a_new_match(brows
         await play_out(page)
         await page.get_by_role("button", name=re.compile("Play again")).click()
         await page.wait_for_url(re.compile(r"k="), timeout=20000)
-        await page.wait_for_function(f"window.cinq.table && window.cinq.table !== '{table}'", timeout=20000)
+        await page.wait_for_function(f"() => window.cinq.table && window.cinq.table !== '{table}'", timeout=20000)
         from service.domain.tables import rematch
         new = await s.until(lambda t: t is not None and t.status == "running", rematch.table_id(table))
         assert [x.bot for x in new.seats[1:]] == ["hard", "hard"]  # the same AI players, the same level
@@ -343,7 +343,7 @@ async def test_the_turn_timer_is_shown_and_counts_down(browser):
         await page.goto(url(s, table, lang="en"))
         await s.until(lambda t: t.to_move() == 0, table)
         clock = page.locator("#clock")
-        await page.wait_for_function("/\\d+ s left/.test(document.getElementById('clock').textContent)")
+        await page.wait_for_function("() => /\\d+ s left/.test(document.getElementById('clock').textContent)")
         first = int((await clock.inner_text()).split()[0])
         assert 0 < first <= 45
         await page.wait_for_timeout(2200)
