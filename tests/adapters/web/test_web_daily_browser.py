@@ -69,7 +69,8 @@ async def test_d5_the_daily_deal_played_in_the_browser_and_its_standing(browser)
             await page.screenshot(path=f"{SHOTS}/web-daily-end.png")
         await page.keyboard.press("Escape")
         await page.get_by_role("button", name=DAILY).click()
-        await page.wait_for_function("() => document.querySelector('#over-body').innerText.includes('rank 1 of 1')")
+        await page.wait_for_function(
+            "() => document.querySelector('#over-body').innerText.includes('rank 1 of 1')")
         standing = await page.get_by_role("dialog").inner_text()
         assert "The Cinquillo deal of the day" in standing and "cinq · daily Cinquillo" in standing
         pages.append(await page.content())

@@ -278,7 +278,8 @@ async def test_the_mini_app_talks_to_telegram_through_its_documented_channel(bro
         assert "web_app_ready" in sent and "web_app_expand" in sent
         assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 34, 51)"
         await s.until(lambda t: t.to_move() == 0, table)
-        await page.wait_for_function("() => window.__tg.some(e => e[0] === 'web_app_trigger_haptic_feedback')")
+        await page.wait_for_function(
+            "() => window.__tg.some(e => e[0] === 'web_app_trigger_haptic_feedback')")
         await play_out(page)
         events = await page.evaluate("window.__tg")
         assert ["web_app_setup_back_button", {"is_visible": True}] in events
@@ -327,7 +328,8 @@ async def test_play_again_on_the_page_follows_the_rematch_into_a_new_match(brows
         await play_out(page)
         await page.get_by_role("button", name=re.compile("Play again")).click()
         await page.wait_for_url(re.compile(r"k="), timeout=20000)
-        await page.wait_for_function(f"() => window.cinq.table && window.cinq.table !== '{table}'", timeout=20000)
+        await page.wait_for_function(f"() => window.cinq.table && window.cinq.table !== '{table}'",
+                                     timeout=20000)
         from service.domain.tables import rematch
         new = await s.until(lambda t: t is not None and t.status == "running", rematch.table_id(table))
         assert [x.bot for x in new.seats[1:]] == ["hard", "hard"]  # the same AI players, the same level
