@@ -67,7 +67,7 @@ def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, s
     return {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET,
             "CINQ_TOKEN_SECRETS": TOKEN_SECRETS,
             "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
-            "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": str(free_port()),
+            "CINQ_LOG_LEVEL": "WARNING", "CINQ_HTTP_PORT": "0",  # operations listener: any free port
             "CINQ_WEBHOOK_PORT": str(port), "CINQ_WEBHOOK_DELIVER": "true" if deliver else "false",
             "CINQ_WEBHOOK_RATE": "1000000", "CINQ_WEBHOOK_BURST": "1000000",
             "CINQ_WEBHOOK_PLATFORMS": json.dumps([{"name": PLATFORM, "secrets": [SECRET],

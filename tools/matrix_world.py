@@ -150,7 +150,7 @@ class World:
             "CINQ_KEY_PREFIX": f"mx{self.tag}:",
             "CINQ_TURN_SECONDS": "0",
             "CINQ_LOG_LEVEL": "WARNING",
-            "CINQ_HTTP_PORT": str(free_port()),
+            "CINQ_HTTP_PORT": "0",  # each role's operations listener: any free port
             "CINQ_TOKEN_SECRETS": json.dumps([secrets.token_hex(16)]),
             "CINQ_DAILY_SECRET": secrets.token_urlsafe(32),
             "CINQ_WEBHOOK_PORT": str(self.webhook_port),

@@ -46,7 +46,17 @@ async def serve(runtime: Any) -> None:
     if not tg.token:
         logs.get("telegram").warning("no_token", hint="set CINQ_TELEGRAM_TOKEN to run the Telegram bot")
         return
+    # The bot's part of the process's readiness and metrics (the operations listener): not ready
+    # until it is built and receiving.
+    built: list[Any] = []
+
+    async def ready() -> str | None:
+        return await built[0].health.problem() if built else "the bot is starting"
+
+    runtime.ops.add(ready=ready)
     bot = await build(runtime.redis, runtime.settings, tg, runtime.gateway)
+    runtime.ops.add(bot.metrics)
+    built.append(bot)
     await bot.run()
 
 
@@ -78,10 +88,15 @@ async def _run_alone(runtime: Any) -> None:
     (bounded), and a second signal does not cut that short (:func:`service.ops.running.run_until_stopped`)."""
     from service.store.connection import refuse_unsafe
 
+    ops = None
     try:
         await refuse_unsafe(runtime.redis, runtime.settings)
+        # /readyz and /metrics on the operations listener (CINQ_HTTP_HOST:CINQ_HTTP_PORT, loopback)
+        ops = await runtime.ops.start(runtime.settings.http_host, runtime.settings.http_port, "telegram")
         await run_until_stopped(serve(runtime))
     finally:
+        if ops is not None:
+            await ops.cleanup()
         with contextlib.suppress(Exception):
             await runtime.redis.aclose()
 

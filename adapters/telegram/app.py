@@ -5,9 +5,11 @@ delivers the outbox and receives updates by long polling (no public URL) or by w
 with the secret token header checked) until it is cancelled.  Nothing about a game is kept here:
 every piece of state is in Redis, so a new process carries on where the last one stopped.
 
-The process serves ``/healthz``, ``/readyz`` and ``/metrics`` (:mod:`service.ops.health`) on the webhook's
-host and port, in both modes: ready means Redis answers, the delivery loop runs, updates come in
-(the webhook was set, or polling started) and Bot API calls have not been failing for a minute
+The webhook's host and port (both modes, unless ``CINQ_TELEGRAM_HTTP=false``) serve the webhook and
+``/healthz`` alone; ``/readyz`` and ``/metrics`` are on the process's operations listener
+(:mod:`service.ops.health`, loopback by default), to which :func:`adapters.telegram.serve` adds the
+bot's part: ready means Redis takes a write, the delivery loop runs, updates come in (the webhook
+was set, or polling started) and Bot API calls have not been failing for a minute
 (:mod:`adapters.telegram.health`).
 
 Stopping (SIGTERM, or the task cancelled by ``cinq serve``) goes in this order, within
@@ -45,7 +47,7 @@ from adapters.telegram.presses import Presses
 from adapters.telegram.sender import Sender
 from service.foundation import logs
 from service.foundation.settings import Settings
-from service.ops.health import add_routes
+from service.ops.health import add_liveness
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.platform_state import PlatformState
 from service.write.gateway import Gateway
@@ -133,10 +135,9 @@ class TelegramBot:
     flush_on_stop: bool = True
 
     def http_app(self) -> web.Application:
-        """The role's HTTP app: the webhook (webhook mode) and health, readiness and metrics."""
-        app = self.webhook_app() if self.tg.public_url else web.Application()
-        return add_routes(app, self.redis, self.metrics, ready=self.health.problem,
-                          probe_key=self.gateway.keys.probe("telegram"))
+        """The role's public HTTP app: the webhook (webhook mode) and liveness; readiness and metrics
+        are on the operations listener (:mod:`service.ops.health`)."""
+        return add_liveness(self.webhook_app() if self.tg.public_url else web.Application())
 
     async def deliver(self) -> None:
         """Deliver outbox messages until :attr:`stop` is set (the slots left dirty by a restart first)."""

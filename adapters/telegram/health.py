@@ -5,7 +5,7 @@
 they have been failing.  A failure that is about one chat or one message (a 400, a 403, a 429) says
 nothing about the bot: only network errors, Telegram's 5xx and a refused token (401/404 on every
 method) count.  :class:`BotHealth` turns that, the delivery loop and the way updates come in into one
-answer: ``None`` (ready) or what is wrong, for :func:`service.ops.health.add_routes`.
+answer: ``None`` (ready) or what is wrong, for :class:`service.ops.health.Ops`.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class BotHealth:
     receiving: str | None = None  # "polling" or "webhook" once updates can come in
 
     async def problem(self) -> str | None:
-        """None when ready, else why not (for :func:`service.ops.health.add_routes`)."""
+        """None when ready, else why not (for :class:`service.ops.health.Ops`)."""
         if self.delivery is None or self.delivery.done():
             return "the outbox delivery loop is not running"
         if self.receiving is None:

@@ -51,7 +51,7 @@ from adapters.web.payload import catalogue, page_message
 from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
-from service.ops.health import add_routes
+from service.ops.health import add_liveness
 from service.platform.watch import Embargoed, Lagging, Watch
 from service.protocol import text
 from service.protocol.i18n import pick_locale, translate
@@ -101,8 +101,8 @@ def _lang(request: web.Request) -> str:
 def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
              clock: Callable[[], float] = time.time, metrics: WebMetrics | None = None) -> web.Application:
     """The adapter's application over a gateway (moves in) and a watch (what each viewer sees),
-    with ``/healthz``, ``/readyz`` (Redis takes a write of ``probe:web``, and the watch's reader
-    runs) and ``/metrics`` like every role."""
+    with ``/healthz`` (liveness); its readiness (``watch.problem``) and ``metrics`` go to the
+    operations listener (:mod:`service.ops.health`)."""
     secrets = gateway.secrets
     metrics = metrics or WebMetrics()
 
@@ -291,6 +291,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_post("/api/daily", daily)
     app.router.add_get("/api/replay/{table}", replay)
     app.router.add_static("/static", STATIC, append_version=False)
-    return add_routes(app, gateway.redis, metrics, watch.problem, probe_key=gateway.keys.probe("web"))
+    # /readyz and /metrics are on the process's operations listener (service.ops.health), not here
+    return add_liveness(app)
 
 

@@ -21,6 +21,7 @@ from aiohttp import web
 from adapters.web.app import STATIC, make_app
 from adapters.web.config import WebSettings
 from adapters.web.local import add_level_choice
+from adapters.web.metrics import WebMetrics
 from service.domain.identities import Player, Room
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
 from service.foundation import logs
@@ -43,7 +44,8 @@ class WebAdapter:
         self.redis, self.settings, self.ws = redis, settings, ws
         self.gateway = gateway  # the process's (service.ops.runtime.build)
         self.watch = Watch(redis, settings, block_ms=block_ms)
-        self.app = make_app(self.gateway, self.watch, ws, clock=clock)
+        self.metrics = WebMetrics()  # served on the process's operations listener (service.ops.health)
+        self.app = make_app(self.gateway, self.watch, ws, clock=clock, metrics=self.metrics)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
@@ -88,7 +90,9 @@ async def serve(rt: Any) -> None:
     if not ws.public_url:
         logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
         return
-    await _serving(WebAdapter(rt.redis, rt.settings, ws, rt.gateway), ws)
+    adapter = WebAdapter(rt.redis, rt.settings, ws, rt.gateway)
+    rt.ops.add(adapter.metrics, adapter.watch.problem)
+    await _serving(adapter, ws)
 
 
 async def _serving(adapter: WebAdapter, ws: WebSettings) -> None:
@@ -174,7 +178,14 @@ def _without_level(words: list[str]) -> bool:
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:
     rt = build(settings)
     await refuse_unsafe(rt.redis, settings)
-    await run_until_stopped(_serving(WebAdapter(rt.redis, settings, ws, rt.gateway), ws))
+    adapter = WebAdapter(rt.redis, settings, ws, rt.gateway)
+    rt.ops.add(adapter.metrics, adapter.watch.problem)
+    # /readyz and /metrics on the operations listener (CINQ_HTTP_HOST:CINQ_HTTP_PORT, loopback)
+    ops = await rt.ops.start(settings.http_host, settings.http_port, "web")
+    try:
+        await run_until_stopped(_serving(adapter, ws))
+    finally:
+        await ops.cleanup()
     return 0
 
 

@@ -36,7 +36,7 @@ from adapters.webhook.config import WebhookSettings
 from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
 from service.domain.identities import Player, Room
 from service.foundation import logs
-from service.ops.health import add_routes
+from service.ops.health import add_liveness
 from service.platform.delivery import DeliveryMetrics
 from service.platform.inbound import Admission, Answer
 from service.store.replicas import NotReplicated
@@ -225,7 +225,8 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
     app = web.Application(client_max_size=settings.max_body_bytes + 1, middlewares=[_problems(log)])
     app.router.add_post(EVENTS_ROUTE, events)
     app.router.add_get("/openapi.json", openapi_view)
-    return add_routes(app, redis, metrics, probe_key=gateway.keys.probe("webhook"))
+    # /readyz and /metrics are on the process's operations listener, not on this public port
+    return add_liveness(app)
 
 
 def _problems(log: Any) -> Callable[..., Any]:

@@ -104,7 +104,9 @@ async def serve(rt: Any) -> None:
     if not ws.platforms:
         logs.get("webhook").info("idle", reason="no platform registered (CINQ_WEBHOOK_PLATFORMS)")
         return
-    await _serving(WebhookAdapter(rt.redis, rt.settings, ws, rt.gateway), ws)
+    adapter = WebhookAdapter(rt.redis, rt.settings, ws, rt.gateway)
+    rt.ops.add(adapter.metrics)
+    await _serving(adapter, ws)
 
 
 async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
@@ -121,7 +123,14 @@ async def _serving(adapter: WebhookAdapter, ws: WebhookSettings) -> None:
 async def _run_alone(settings: Settings, ws: WebhookSettings) -> int:
     rt = build(settings)
     await refuse_unsafe(rt.redis, settings)
-    await run_until_stopped(_serving(WebhookAdapter(rt.redis, settings, ws, rt.gateway), ws))
+    adapter = WebhookAdapter(rt.redis, settings, ws, rt.gateway)
+    rt.ops.add(adapter.metrics)
+    # /readyz and /metrics on the operations listener (CINQ_HTTP_HOST:CINQ_HTTP_PORT, loopback)
+    ops = await rt.ops.start(settings.http_host, settings.http_port, "webhook")
+    try:
+        await run_until_stopped(_serving(adapter, ws))
+    finally:
+        await ops.cleanup()
     return 0
 
 

@@ -126,11 +126,6 @@ def document() -> dict[str, Any]:
                                       "responses": {"200": {"description": "The OpenAPI document"}}}},
             "/healthz": {"get": {"operationId": "getHealthz", "summary": "Liveness",
                                  "responses": {"200": {"description": "The process answers"}}}},
-            "/readyz": {"get": {"operationId": "getReadyz", "summary": "Readiness (Redis answers)",
-                                "responses": {"200": {"description": "Ready"},
-                                              "503": {"description": "Redis does not answer"}}}},
-            "/metrics": {"get": {"operationId": "getMetrics", "summary": "Prometheus metrics",
-                                 "responses": {"200": {"description": "Text exposition format"}}}},
         },
         "webhooks": {
             "message": {"post": {

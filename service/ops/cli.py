@@ -32,7 +32,6 @@ from service.foundation import logs
 from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops import operator
-from service.ops.health import make_app, start
 from service.ops.retention import retain_loop
 from service.ops.running import Adapter, run_until_stopped
 from service.ops.runtime import Runtime, build, stored
@@ -106,8 +105,10 @@ async def _serve(settings: Settings, adapters: bool) -> int:
 
 async def _roles(rt: Runtime, settings: Settings, adapters: bool, tasks: list[asyncio.Task[Any]]) -> None:
     """The worker's roles (the worker first in ``tasks``), until the worker stops."""
-    runner = await start(make_app(rt.redis, rt.metrics, rt.gateway.keys.probe("worker")),
-                         settings.http_host, settings.http_port)
+    # /readyz and /metrics on the operations listener (loopback by default), not on a public port;
+    # the adapters below add their parts to it.
+    rt.ops.add(rt.metrics)
+    runner = await rt.ops.start(settings.http_host, settings.http_port, "worker")
     tasks.append(asyncio.create_task(rt.worker.run()))
     # Finished tables leave Redis after CINQ_RETAIN_FINISHED_DAYS (one worker per interval does it).
     tasks.append(asyncio.create_task(retain_loop(rt.redis, rt.keys, settings, rt.worker.stop)))

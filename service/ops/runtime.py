@@ -19,6 +19,7 @@ from typing import Any
 from service.foundation import logs
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
+from service.ops.health import Ops
 from service.store.connection import cluster_client, sentinel_client, unsafe
 from service.store.event_store import EventStore
 from service.store.groups import Group
@@ -78,6 +79,9 @@ class Runtime:
     metrics: Metrics
     keys: Keys
     store: EventStore
+    # The process's operations listener (/readyz, /metrics: service.ops.health): each role run on this
+    # runtime adds its part, and whoever runs the process starts it on CINQ_HTTP_HOST:CINQ_HTTP_PORT.
+    ops: Ops
 
     def another_worker(self, **args: Any) -> Worker:
         """One more worker on this runtime's client, keys and store (tests run several in a process),
@@ -98,7 +102,7 @@ def build(settings: Settings | None = None, redis: Any = None, *, clock: Callabl
     store = EventStore(redis, keys)
     gateway = Gateway(redis, settings, keys, clock=clock, bot_username=bot_username)
     worker = build_worker(redis, settings, keys, store, metrics, clock=clock, **worker_args)
-    return Runtime(settings, redis, embedded, gateway, worker, metrics, keys, store)
+    return Runtime(settings, redis, embedded, gateway, worker, metrics, keys, store, Ops(redis, keys.probe))
 
 
 @dataclass(frozen=True)

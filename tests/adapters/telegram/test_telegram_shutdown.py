@@ -58,9 +58,10 @@ class Role:
     """``python -m adapters.telegram`` as a subprocess, pointed at the fake Bot API server."""
 
     def __init__(self, redis_url: str, prefix: str, fake: FakeTelegram, mode: str) -> None:
-        self.port = free_port()
+        self.port, self.ops_port = free_port(), free_port()
         self.env = {**os.environ, "REDIS_URL": redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
                     "CINQ_COMMAND_SHARDS": "2", "CINQ_LOG_LEVEL": "WARNING",
+                    "CINQ_HTTP_PORT": str(self.ops_port),
                     "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown-0123456789ab"]',
                     "CINQ_TELEGRAM_TOKEN": TOKEN, "CINQ_TELEGRAM_API_URL": fake.url,
                     "CINQ_TELEGRAM_HOST": "127.0.0.1", "CINQ_TELEGRAM_PORT": str(self.port),
@@ -102,7 +103,7 @@ class Role:
         async with aiohttp.ClientSession() as http:
             async def ready() -> bool:
                 try:
-                    async with http.get(f"http://127.0.0.1:{self.port}/readyz") as resp:
+                    async with http.get(f"http://127.0.0.1:{self.ops_port}/readyz") as resp:
                         return resp.status == 200
                 except aiohttp.ClientConnectionError:
                     return False

@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from service.ops.health import Ops
 from tests.adapters.telegram.support import World, person, play_out
 
 EVA = person(81, "Eva", "en")
@@ -40,8 +41,16 @@ async def test_a_private_match_over_a_real_transport(fake_redis, transport):
             assert len(w.fake.webhook_replies) == presses and w.fake.webhook_set
 
 
+def _ops(w: World, redis: object = None) -> Ops:
+    """The process's operations listener with the bot's part, as `cinq telegram` runs it."""
+    ops = Ops(redis or w.tg.redis, w.tg.gateway.keys.probe)
+    ops.add(w.tg.metrics, w.tg.health.problem)
+    return ops
+
+
 async def _ready(w: World) -> tuple[int, dict]:
-    async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{w.tg.port}/readyz") as resp:
+    async with TestClient(TestServer(_ops(w).app())) as client:  # loopback HTTP
+        resp = await client.get("/readyz")
         return resp.status, await resp.json()
 
 
@@ -60,8 +69,12 @@ async def test_readiness_follows_the_bot_api_and_the_delivery_loop_over_http(fak
         async with aiohttp.ClientSession() as http:
             async with http.get(f"http://127.0.0.1:{w.tg.port}/healthz") as resp:
                 assert resp.status == 200
-            async with http.get(f"http://127.0.0.1:{w.tg.port}/metrics") as resp:
-                assert 'cinq_telegram_api_calls_total{method="getMe",outcome="ok"} 1.0' in await resp.text()
+            for path in ("/readyz", "/metrics"):  # on the operations listener only (issue 32)
+                async with http.get(f"http://127.0.0.1:{w.tg.port}{path}") as resp:
+                    assert resp.status == 404
+        async with TestClient(TestServer(_ops(w).app())) as client:
+            text = await (await client.get("/metrics")).text()
+            assert 'cinq_telegram_api_calls_total{method="getMe",outcome="ok"} 1.0' in text
         assert await _ready(w) == (200, {"status": "ready"})
         # (the "/" menu is set a moment after start-up: done before Telegram goes down, so that the
         # call found failing is the long poll's)
@@ -91,12 +104,11 @@ async def test_in_webhook_mode_ready_means_the_webhook_is_set(fake_redis):
 
 
 async def test_not_ready_when_redis_does_not_answer(fake_redis):
-    async with World(fake_redis, transport="polling") as w:
-        w.tg.redis = _DownRedis()
-        async with TestClient(TestServer(w.tg.http_app())) as client:  # loopback HTTP, as above
-            resp = await client.get("/readyz")
-            assert resp.status == 503 and "refused" in (await resp.json())["error"]
-            assert (await client.get("/healthz")).status == 200
+    async with World(fake_redis, transport="polling") as w, \
+            TestClient(TestServer(_ops(w, _DownRedis()).app())) as client:  # loopback HTTP
+        resp = await client.get("/readyz")
+        assert resp.status == 503 and "refused" in (await resp.json())["error"]
+        assert (await client.get("/healthz")).status == 200
 
 
 class _DownRedis:

@@ -12,6 +12,7 @@ import aiohttp
 from adapters.web.initdata import sign_init_data
 from service.domain.identities import Player
 from service.domain.weblinks import issue_link
+from service.ops.health import Ops
 from service.store.keys import Keys
 from service.write.gateway import Gateway
 from tests.adapters.web.support import Stack, hidden_cards
@@ -205,12 +206,22 @@ async def test_health_readiness_and_metrics_like_every_role():
     async with Stack() as s:
         status, body = await s.get("/healthz")
         assert status == 200 and body["status"] == "ok"
-        status, body = await s.get("/readyz")
-        assert status == 200 and body["status"] == "ready"
-        assert await s.redis.get(s.web.gateway.keys.probe("web")) is not None, "readiness writes its probe"
-        await s.get("/api/state", k="forged")
-        async with s.http.get(s.url + "/metrics") as r:
-            text = await r.text()
+        for path in ("/readyz", "/metrics"):  # on the operations listener only (issue 32)
+            async with s.http.get(s.url + path) as r:
+                assert r.status == 404
+        ops = Ops(s.redis, s.web.gateway.keys.probe)  # as `cinq web` runs it
+        ops.add(s.web.metrics, s.web.watch.problem)
+        runner = await ops.start("127.0.0.1", 0, "web")
+        try:
+            async with s.http.get(f"http://127.0.0.1:{ops.port}/readyz") as r:
+                assert r.status == 200 and (await r.json())["status"] == "ready"
+            probe = s.web.gateway.keys.probe("web")
+            assert await s.redis.get(probe) is not None, "readiness writes its probe"
+            await s.get("/api/state", k="forged")
+            async with s.http.get(f"http://127.0.0.1:{ops.port}/metrics") as r:
+                text = await r.text()
+        finally:
+            await runner.cleanup()
         assert 'cinq_web_refusals_total{code="unauthorized",status="401"} 1.0' in text
         assert "cinq_web_feeds 0.0" in text
 
@@ -227,15 +238,19 @@ async def test_without_redis_the_web_table_is_not_ready_but_alive():
     s = settings()
     web = WebAdapter(nowhere, s, WebSettings(), Gateway(nowhere, s, Keys.of(s)))
     await web.start(host="127.0.0.1", port=0)
+    ops = Ops(nowhere, Keys.of(s).probe)
+    ops.add(web.metrics, web.watch.problem)
+    runner = await ops.start("127.0.0.1", 0, "web")
     try:
         async with aiohttp.ClientSession() as http:
-            async with http.get(f"http://127.0.0.1:{web.port}/readyz") as r:
+            async with http.get(f"http://127.0.0.1:{ops.port}/readyz") as r:
                 assert r.status == 503
                 body = await r.json()
                 assert body["status"] == "unavailable" and body["error"].startswith("store: ")
             async with http.get(f"http://127.0.0.1:{web.port}/healthz") as r:
                 assert r.status == 200
     finally:
+        await runner.cleanup()
         await web.close()
         await nowhere.aclose()
 

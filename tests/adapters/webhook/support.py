@@ -18,6 +18,7 @@ from adapters.webhook import signing
 from adapters.webhook.cli import WebhookAdapter
 from adapters.webhook.config import Platform, WebhookSettings
 from service.foundation.settings import Settings
+from service.ops.health import Ops
 from service.ops.runtime import worker_for
 from service.platform.delivery import DeliveryOptions
 from service.platform.outbox import Message
@@ -192,12 +193,17 @@ class Harness:
                                       options=options or fast_options())
         self.workers = [worker_for(redis, self.settings, name=f"w{i}", seeds=seeds(), timers=False)
                         for i in range(workers)]
+        # the process's operations listener (/readyz, /metrics), as `cinq webhook` runs it
+        self.ops = Ops(redis, self.keys.probe)
+        self.ops.add(self.adapter.metrics)
+        self._ops_runner: Any = None
         self._tasks: list[asyncio.Task[None]] = []
         self.session: aiohttp.ClientSession | None = None
         self.client: Client
 
     async def start(self, deliver: bool = True, work: bool = True) -> Harness:
         await self.adapter.start("127.0.0.1", 0, deliver=deliver)
+        self._ops_runner = await self.ops.start("127.0.0.1", 0, "webhook")
         if work:
             self._tasks = [asyncio.create_task(w.run()) for w in self.workers]
         self.session = aiohttp.ClientSession()
@@ -209,8 +215,15 @@ class Harness:
             w.stop.set()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.adapter.close()
+        if self._ops_runner is not None:
+            await self._ops_runner.cleanup()
         if self.session is not None:
             await self.session.close()
+
+    @property
+    def ops_url(self) -> str:
+        """The operations listener's address (/readyz, /metrics)."""
+        return f"http://127.0.0.1:{self.ops.port}"
 
     async def outbox(self) -> list[Message]:
         """Every outbox message written so far (rendered, as delivered), in stream order per stream."""

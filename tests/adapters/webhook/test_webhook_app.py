@@ -180,10 +180,14 @@ async def test_health_readiness_and_metrics(h):
     base = h.client.base_url
     async with h.session.get(f"{base}/healthz") as r:
         assert r.status == 200 and (await r.json())["status"] == "ok"
-    async with h.session.get(f"{base}/readyz") as r:
+    # readiness and metrics are on the operations listener only (issue 32): the public port says 404
+    for path in ("/readyz", "/metrics"):
+        async with h.session.get(f"{base}{path}") as r:
+            assert r.status == 404
+    async with h.session.get(f"{h.ops_url}/readyz") as r:
         assert r.status == 200 and (await r.json())["status"] == "ready"
     await h.client.post(event("/join", user="u2"), platform="nope")
-    async with h.session.get(f"{base}/metrics") as r:
+    async with h.session.get(f"{h.ops_url}/metrics") as r:
         text = await r.text()
     assert 'cinq_webhook_requests_total{platform="acme",status="202"}' in text
     assert 'cinq_webhook_requests_total{platform="(unknown)",status="404"}' in text
@@ -197,6 +201,7 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
 
     from adapters.webhook.app import make_app
     from adapters.webhook.config import Platform, WebhookSettings
+    from service.ops.health import Ops
     from service.write.gateway import Gateway
     from tests.adapters.webhook.support import SECRETS, Client, settings
 
@@ -208,10 +213,12 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
+    ops = Ops(nowhere, Keys.of(s).probe)
+    ops_runner = await ops.start("127.0.0.1", 0, "webhook")
     try:
-        async with aiohttp.ClientSession() as s, s.get(f"http://127.0.0.1:{port}/readyz") as r:
+        async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{ops.port}/readyz") as r:
             assert r.status == 503 and (await r.json())["status"] == "unavailable"
-        async with aiohttp.ClientSession() as s, s.get(f"http://127.0.0.1:{port}/healthz") as r:
+        async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/healthz") as r:
             assert r.status == 200
         async with aiohttp.ClientSession() as s:
             status, hdrs, body = await Client(s, f"http://127.0.0.1:{port}").post(event("/join"))
@@ -220,6 +227,7 @@ async def test_without_redis_not_ready_and_events_are_503_to_retry():
         assert body["type"] == "urn:cinq:problem:store_unavailable"
         assert body["detail"].startswith("the service's store is unavailable (ConnectionError: ")
     finally:
+        await ops_runner.cleanup()
         await runner.cleanup()
         await nowhere.aclose()
 

@@ -36,13 +36,17 @@ async def test_under_serve_it_answers_until_cancelled(fake_redis, monkeypatch):
         async with aiohttp.ClientSession() as s:
             for _ in range(100):
                 try:
-                    async with s.get(f"http://127.0.0.1:{port}/readyz") as r:
+                    async with s.get(f"http://127.0.0.1:{port}/healthz") as r:
                         assert r.status == 200
                         break
                 except aiohttp.ClientConnectionError:
                     await asyncio.sleep(0.05)
             else:
                 pytest.fail("the adapter did not come up")
+            async with s.get(f"http://127.0.0.1:{port}/readyz") as r:
+                assert r.status == 404  # on the process's operations listener, not the public port
+        # its part of the process's operations listener (started by `cinq serve`): its metrics
+        assert b"cinq_webhook_requests" in rt.ops.exposition()
     finally:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

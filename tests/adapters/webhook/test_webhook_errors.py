@@ -75,7 +75,7 @@ async def test_a_full_store_is_a_503_store_full_with_the_stores_message(own_redi
         await own_redis.config_set("maxmemory", 1)  # Redis answers, and refuses every write (OOM)
         try:
             status, headers, doc = await h.client.post(event("/help"))
-            async with h.session.get(f"{h.client.base_url}/readyz") as r:
+            async with h.session.get(f"{h.ops_url}/readyz") as r:
                 ready = r.status, await r.json()
         finally:
             await own_redis.config_set("maxmemory", 0)

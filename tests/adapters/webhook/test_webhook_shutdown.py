@@ -34,8 +34,9 @@ async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis
 
     platform = FakePlatform(responder=slow)
     url = await platform.start()
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": real_redis_url, "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
+    port, ops_port = free_port(), free_port()
+    env = {**os.environ, "REDIS_URL": real_redis_url, "CINQ_HTTP_PORT": str(ops_port),
+           "CINQ_KEY_PREFIX": prefix, "CINQ_BUCKETS": "16",
            "CINQ_COMMAND_SHARDS": "2", "CINQ_WEBHOOK_PORT": str(port), "CINQ_LOG_LEVEL": "WARNING",
            "CINQ_TOKEN_SECRETS": '["a-test-secret-for-shutdown-0123456789ab"]',
            "CINQ_WEBHOOK_PLATFORMS": json.dumps([{"name": PLATFORM, "secrets": SECRETS,
@@ -49,7 +50,7 @@ async def test_sigterm_stops_input_then_finishes_the_delivery_in_hand(real_redis
             while True:
                 assert proc.poll() is None, proc.stderr.read().decode()[-1000:]  # type: ignore[union-attr]
                 try:
-                    async with s.get(f"http://127.0.0.1:{port}/readyz") as resp:
+                    async with s.get(f"http://127.0.0.1:{ops_port}/readyz") as resp:
                         if resp.status == 200:
                             break
                 except aiohttp.ClientConnectionError:

@@ -9,7 +9,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.foundation import logs
 from service.foundation.metrics import Metrics
-from service.ops.health import PROBE_TTL_MS, make_app, write_probe
+from service.ops.health import PROBE_TTL_MS, READY_CACHE_S, Ops, make_app, write_probe
 from tests.service.support import ANA, Harness
 
 
@@ -31,7 +31,8 @@ class StuckRedis:
 
 
 async def test_ready_only_while_redis_takes_writes(own_redis):  # a real redis-server of its own
-    async with TestClient(TestServer(make_app(own_redis, Metrics(), "pfx:probe:worker"))) as client:
+    app = make_app(own_redis, Metrics(), "pfx:probe:worker", cache_s=0)  # every request checks
+    async with TestClient(TestServer(app)) as client:
         resp = await client.get("/readyz")
         assert resp.status == 200 and (await resp.json()) == {"status": "ready"}
         assert 0 < await own_redis.pttl("pfx:probe:worker") <= PROBE_TTL_MS  # it expires by itself
@@ -94,3 +95,45 @@ async def test_one_json_log_line_per_command(fake_redis, log_lines):
     assert [(c["command"], c["outcome"], c["version"]) for c in commands] == [
         ("new", "ok", 2), ("start", "refused:player_count", 2)]
     assert all({"table", "id", "ms", "timestamp"} <= set(c) for c in commands)
+
+
+class CountingRedis:
+    """A Redis that counts the probe's writes and takes a while to answer each."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    async def set(self, *args, **kwargs):
+        self.writes += 1
+        await asyncio.sleep(0.05)
+
+
+async def test_readiness_writes_at_most_once_per_cache_period_whatever_the_requests():
+    # issue 32: 1,000 unauthenticated /readyz made 1,000 writes (and 800 Redis connections)
+    now = [100.0]
+    redis = CountingRedis()
+    ops = Ops(redis, lambda role: f"probe:{role}", clock=lambda: now[0])
+    ops.add(Metrics())
+    async with TestClient(TestServer(ops.app())) as client:
+        answers = await asyncio.gather(*(client.get("/readyz") for _ in range(200)))
+        assert [a.status for a in answers] == [200] * 200
+        assert redis.writes == 1  # the requests that came while it ran shared its result
+        now[0] += READY_CACHE_S / 2
+        assert (await client.get("/readyz")).status == 200 and redis.writes == 1
+        now[0] += READY_CACHE_S
+        assert (await client.get("/readyz")).status == 200 and redis.writes == 2  # checked again
+
+
+async def test_a_role_part_that_is_not_ready_makes_the_process_not_ready(fake_redis):
+    problem: list[str | None] = ["the outbox delivery loop is not running"]
+
+    async def ready():
+        return problem[0]
+
+    ops = Ops(fake_redis)
+    ops.add(Metrics(), ready)
+    async with TestClient(TestServer(ops.app())) as client:
+        resp = await client.get("/readyz")
+        assert resp.status == 503 and (await resp.json())["error"] == problem[0]
+        problem[0] = None
+        assert (await client.get("/readyz")).status == 200
