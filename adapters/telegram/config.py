@@ -19,6 +19,7 @@ from service.foundation.secrets import require_strong
 
 WEBHOOK_SECRET_MIN_BYTES = 32
 _WEBHOOK_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")  # what Telegram accepts as a secret_token
+_TOKEN = re.compile(r"^[0-9]{1,20}:[A-Za-z0-9_-]{1,100}$")  # what @BotFather gives
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,14 @@ class TelegramSettings(BaseSettings):
     http: bool = True
     # How long a button press waits for the service's verdict, to answer a refusal with an alert.
     press_wait_s: float = Field(default=1.5, ge=0)
+
+    @field_validator("token")
+    @classmethod
+    def _token_shape(cls, v: SecretStr | None) -> SecretStr | None:
+        # one line at start-up rather than aiogram's traceback when the bot is made
+        if v is not None and not _TOKEN.match(v.get_secret_value()):
+            raise ValueError("a bot token is <digits>:<key>, as @BotFather gives it")
+        return v
 
     @field_validator("webhook_secret")
     @classmethod

@@ -21,9 +21,12 @@ from adapters.webhook.signing import secret_key
 from service.foundation.secrets import weakness
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-RESERVED = frozenset({"telegram", "terminal", "web", "webhook", "cinq", "tn", "system"})
-"""Names a webhook platform may not take: the platforms the service speaks to itself (a platform
-called ``telegram`` would act as Telegram's users: their tables, hands and ratings)."""
+RESERVED = frozenset({"telegram", "terminal", "web", "webhook", "cinq", "tn", "system", "daily"})
+"""Names a webhook platform may not take: the identities the service gives itself (a platform called
+``telegram`` would act as Telegram's users: their tables, hands, ratings and daily attempts; ``web``
+is the web table's, ``terminal`` the terminal's; ``daily`` is the deal of the day's AI level and
+``tn``/``cinq``/``system`` name the service's own keys and rooms).  Not ``matrix``: the Matrix bridge
+is itself a webhook platform of that name (bridges/matrix), and its users are that platform's."""
 SECRET_MIN_BYTES = 24
 """The shortest platform secret: Standard Webhooks asks for 24 to 64 bytes (``whsec_`` + base64)."""
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service.foundation.secrets import TOKEN_SECRET_MIN_BYTES, ephemeral, require_strong
@@ -101,10 +102,27 @@ class Settings(BaseSettings):
     # The web table's public address (adapters/web): with it set, the delivered messages carry each
     # recipient's link to the page (service.platform.links), and `cinq serve` runs the web adapter.
     web_public_url: str | None = None
-    # Observability.
+    # The operations listener of every role (/healthz, /readyz, /metrics: service.ops.health), apart
+    # from the public ports; loopback unless said otherwise (a scraper on a private network).
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     log_level: str = "INFO"
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, v: str | None) -> str | None:
+        # Checked here, so that a malformed URL is one line naming the setting; a traceback from the
+        # client could quote the URL, and with it the password (issue 32).
+        if v is None:
+            return v
+        try:
+            scheme = urlsplit(v).scheme
+            _ = urlsplit(v).port  # ValueError when the port is not a number
+        except ValueError:
+            scheme = ""
+        if scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("is not a Redis URL: redis://[user:password@]host:port/db (or rediss://, unix://)")
+        return v
 
     def daily_secret_bytes(self) -> bytes:
         """The daily deal's secret (unset: this process's random one, see ``daily_secret``)."""

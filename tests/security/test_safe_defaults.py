@@ -14,6 +14,7 @@ import time
 import pytest
 
 from adapters.web.initdata import sign_init_data
+from adapters.webhook.config import RESERVED, Platform
 from service.domain.tokens import issue
 from service.domain.weblinks import issue_link
 from tests.adapters.telegram.fake_api import FakeTelegram
@@ -78,6 +79,7 @@ def test_telegram_webhook_mode_refuses_a_missing_or_weak_secret(secret):
 
 @pytest.mark.parametrize("platform,setting", [
     ({"name": "telegram", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]}, "platforms.0.name"),
+    ({"name": "daily", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]}, "platforms.0.name"),
     ({"name": "acme", "secrets": ["whsec_c2hvcnQtc2VjcmV0"]}, "platforms.0.secrets"),
     ({"name": "acme", "secrets": ["change-me-change-me-change-me"]}, "platforms.0.secrets"),
 ])
@@ -171,3 +173,17 @@ async def _sleep(s: float) -> None:
     import asyncio
 
     await asyncio.sleep(s)
+
+
+@pytest.mark.parametrize("name", sorted(RESERVED))
+def test_every_reserved_platform_name_is_refused(name):
+    # issue 32 #8: a webhook platform named after an identity the service uses would act as its users
+    with pytest.raises(ValueError, match="reserved"):
+        Platform(name=name, secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], callback_url="http://127.0.0.1:9/")
+
+
+def test_the_matrix_bridge_keeps_its_platform_name():
+    # the bridge registers as the webhook platform "matrix" (bridges/matrix/README.md)
+    assert {"telegram", "web", "terminal", "daily"} <= RESERVED and "matrix" not in RESERVED
+    assert Platform(name="matrix", secrets=["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+                    callback_url="http://127.0.0.1:9/").name == "matrix"
