@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adapters.web.feeds import FeedLimits
+from adapters.web.initdata import MAX_AGE_LIMIT_S, MAX_AGE_S, SESSION_TTL_LIMIT_S, SESSION_TTL_S
 from service.foundation.secrets import UnsafeConfiguration, weakness
 
 
@@ -30,9 +31,10 @@ class WebSettings(BaseSettings):
     port: int = 8083
     bot_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices(
         "CINQ_WEB_BOT_TOKEN", "CINQ_TELEGRAM_TOKEN"))
-    init_data_max_age_s: float = Field(default=3600.0, gt=0)
-    # A session made from initData lasts as long as a link does.
-    session_ttl_s: float = Field(default=6 * 3600.0, gt=0)
+    # How old a Mini App's initData may be, and how long the session made from it lasts (Telegram's
+    # guidance: check auth_date; the bounds and why: adapters/web/initdata.py).
+    init_data_max_age_s: float = Field(default=MAX_AGE_S, gt=0, le=MAX_AGE_LIMIT_S)
+    session_ttl_s: float = Field(default=SESSION_TTL_S, gt=0, le=SESSION_TTL_LIMIT_S)
     # SSE: a comment line this often keeps proxies from closing an idle stream.
     ping_s: float = Field(default=15.0, gt=0)
     # Live feeds held open (adapters/web/feeds.py): by the process, by one person's link, by a room's

@@ -5,6 +5,13 @@ Telegram gives a Mini App a query string (``Telegram.WebApp.initData``) signed f
 sorted by key, joined by line feeds) under a key that is itself the HMAC-SHA256 of the bot token
 with the key ``WebAppData``.  ``auth_date`` (unix seconds) says when it was signed: older than
 ``max_age_s`` is refused, so a leaked ``initData`` does not open the table for ever.
+
+How old is too old: Telegram signs ``initData`` when the Mini App is opened and asks a server to
+check ``auth_date`` so that outdated data cannot be used; the page trades it for a session at once
+(``/api/session``), so :data:`MAX_AGE_S` (10 minutes) is enough for a slow network and a clock a
+little off, and :data:`MAX_AGE_LIMIT_S` bounds what an operator may configure.  The session it buys
+lasts :data:`SESSION_TTL_S` (2 hours: a match), at most :data:`SESSION_TTL_LIMIT_S`; a Mini App
+opened again makes a new one.
 """
 
 from __future__ import annotations
@@ -15,7 +22,17 @@ import json
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-__all__ = ["InitData", "InitDataError", "check_init_data", "sign_init_data"]
+__all__ = ["MAX_AGE_LIMIT_S", "MAX_AGE_S", "SESSION_TTL_LIMIT_S", "SESSION_TTL_S", "InitData",
+           "InitDataError", "check_init_data", "sign_init_data"]
+
+MAX_AGE_S = 600.0
+"""How old an ``initData`` may be by default (CINQ_WEB_INIT_DATA_MAX_AGE_S); it was an hour."""
+MAX_AGE_LIMIT_S = 3600.0
+"""The longest age an operator may allow."""
+SESSION_TTL_S = 2 * 3600.0
+"""How long a session made from ``initData`` lasts by default (CINQ_WEB_SESSION_TTL_S); it was 6 h."""
+SESSION_TTL_LIMIT_S = 12 * 3600.0
+"""The longest session an operator may allow."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +71,7 @@ def sign_init_data(bot_token: str, fields: dict[str, str]) -> str:
     return urlencode({**fields, "hash": mac})
 
 
-def check_init_data(raw: str, bot_token: str, now: float, max_age_s: float = 3600) -> InitData:
+def check_init_data(raw: str, bot_token: str, now: float, max_age_s: float = MAX_AGE_S) -> InitData:
     """The claims of ``raw`` if Telegram signed it for ``bot_token`` at most ``max_age_s`` before
     ``now``; raises :class:`InitDataError` otherwise (the signature is checked before the age)."""
     if not isinstance(raw, str) or not raw or len(raw) > 8192:
