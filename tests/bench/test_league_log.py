@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from bench import league_report as report
 from bench.league import levels, runlog
 from bench.tournament import Job
 
@@ -39,3 +40,19 @@ def test_the_fingerprint_names_the_hard_players_make_up():
     # a robust setting left at its neutral value is the hard player as it was before it existed
     assert levels.fingerprint("hard") == levels.fingerprint("hard/five35_reading.plain=0")
     assert levels.fingerprint("hard") == levels.fingerprint("hard/cinquillo_belief_plain=0")
+
+
+def test_the_report_marks_what_a_row_lacks_and_pairs_the_variants():
+    hard, plain = _job(), _job(level="hard/five35_reading.plain=0.5")
+    full = _job(budget_ms=100, count=1000)
+    recs = [runlog.record(hard, d, s, [0.0243]) for d, s in enumerate([1.0, 0.75, 1.0, 0.5])]
+    recs += [runlog.record(plain, d, s, [0.0244]) for d, s in enumerate([0.75, 0.75, 0.5, 0.5])]
+    recs += [runlog.record(full, d, 1.0, [0.0971]) for d in range(1000)]
+    text = report.report(recs)
+    lines = {line.split()[3] + " " + line.split()[6]: line for line in text.splitlines()[1:5] if line}
+    assert "FEW DEALS (4/1000)" in lines["hard 25ms"] and "LOW BUDGET (25 ms cpu)" in lines["hard 25ms"]
+    assert "81.2%" in lines["hard 25ms"] and "BELOW GOAL" in lines["hard 25ms"]  # 535 vs medium: 85%
+    assert "FEW DEALS" not in lines["hard 100ms"] and "BELOW GOAL" not in lines["hard 100ms"]
+    assert "LOW BUDGET" not in lines["hard 100ms"] and "100.0%" in lines["hard 100ms"]
+    paired = [line for line in text.splitlines() if "hard/five35_reading.plain=0.5 - hard" in line]
+    assert len(paired) == 1 and "-18.8 points" in paired[0] and "over 4 deals" in paired[0]
