@@ -13,7 +13,8 @@ port, and stops it at the end: nothing else shares it, and nothing of another us
    (in this process, as the bare pipeline does) until every one is appended with its outbox messages.
 3. Latency: sends moves at half that rate for ``--seconds`` while the worker runs, and reports p50/p99
    from a command's submission to its outbox messages (they are written in the append's Lua call).
-4. Loading: the time to load a table of 500+ events with no cache (snapshot + the events after it).
+4. Loading: the time to load a running table of 500+ events with no cache (snapshot + the events
+   after it), and a finished one (its events alone).
 5. Runs the bare pipeline of the design (bench/bare_pipeline.py, vendored from
    ../shared/bench/) on the same Redis, with the same python, once before the service's run and once
    after, and prints the service's throughput over their mean: the machines are shared, so only a
@@ -52,13 +53,14 @@ from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops.runtime import build, worker_for
 from service.store.keys import Keys
-from service.store.repository import history, load
+from service.store.repository import fold, history, load, snapshot_json
 from service.write.gateway import Gateway
 from service.write.worker import Worker
 from tools.loopback import free_port
 
 PREFIX = "bench:"
 PROFILE = 0  # --profile N: the throughput run under cProfile, its N costliest functions printed
+GEN0 = 0  # --gen0 N: the young generation's threshold instead of the worker's (Worker.freeze_heap)
 BARE = Path(__file__).resolve().parent / "bare_pipeline.py"
 
 
@@ -163,12 +165,16 @@ async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tup
     # The CPU time spent in the cyclic garbage collector (process time: on a shared machine a
     # collection's wall time also counts the moments another process held the core).
     gc_time = [0.0, 0.0]
+    longest = [0.0, 0.0, 0.0]  # the longest collection of each generation (its pause, in CPU time)
 
     def on_gc(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             gc_time[1] = time.process_time()
         else:
-            gc_time[0] += time.process_time() - gc_time[1]
+            took = time.process_time() - gc_time[1]
+            gc_time[0] += took
+            g = info["generation"]
+            longest[g] = max(longest[g], took)
 
     gc.callbacks.append(on_gc)
     profiler = cProfile.Profile() if PROFILE else None
@@ -187,7 +193,8 @@ async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tup
     served = await redis_cpu(r) - redis_cpu0
     runs = [s["collections"] - c for s, c in zip(gc.get_stats(), collections, strict=True)]
     print(f"  (gc collections per 1,000 commands: gen0 {runs[0] * 1000 / done:.1f}, gen1 "
-          f"{runs[1] * 1000 / done:.2f}, gen2 {runs[2] * 1000 / done:.3f}; thresholds {gc.get_threshold()})")
+          f"{runs[1] * 1000 / done:.2f}, gen2 {runs[2] * 1000 / done:.3f}; thresholds {gc.get_threshold()}; "
+          f"longest {', '.join(f'{x * 1000:.1f}' for x in longest)} ms)")
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(PROFILE)
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(PROFILE)
@@ -221,7 +228,9 @@ async def latency(worker: Any, r: Any, tables: dict[str, Any], rate: float,
 
 
 async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
-    """Build a table of 500+ events (AI players, many rounds) and time cold loads of it."""
+    """Build a table of 500+ events (AI players, many rounds) and time cold loads of it while it runs
+    (its latest snapshot and the events after it), then of the whole finished table (its events
+    alone: a finished table keeps no snapshot)."""
     rt = build(settings, r, timers=False)
     gw, worker = rt.gateway, rt.worker
     room = Room(platform="bench", chat="long")
@@ -231,10 +240,22 @@ async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
     await gw.submit("/leave", user=me, room=room)
     while await worker.drain():
         pass
-    table = await gw.table_of(room)
-    assert table is not None
-    version = await worker.store.version(table)
-    times, restore = [], []
+    finished = await gw.table_of(room)
+    assert finished is not None
+    raws = await worker.store.events(finished)
+    # The same table as it was before its last move (running), stored as the worker stores a running
+    # table: its events under a table id of its own and its snapshot at the last multiple of
+    # snapshot_every (an append writes it there).
+    table, keep = f"{finished}r", len(raws) - 2
+    at = keep // settings.snapshot_every * settings.snapshot_every
+    base = fold(table, None, raws[:at])
+    assert base is not None and fold(table, None, raws[:keep]).status == "running"
+    pipe = r.pipeline(transaction=False)
+    for v, raw in enumerate(raws[:keep], 1):
+        pipe.xadd(worker.keys.events(table), {"e": raw}, id=f"0-{v}")
+    pipe.hset(worker.keys.snap(table), mapping={"v": at, "s": snapshot_json(base)})
+    await pipe.execute()
+    times, restore, whole = [], [], []
     snap = json.loads((await worker.store.load(table)).snapshot or "{}")
     for _ in range(200):
         t0 = time.perf_counter()
@@ -243,8 +264,13 @@ async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
         t0 = time.perf_counter()
         engine.restore(snap["engine"])
         restore.append(time.perf_counter() - t0)
-    print(f"  (of which engine.restore of the snapshot: {statistics.median(restore) * 1000:.2f} ms)")
-    return version, statistics.median(times)
+    for _ in range(20):
+        t0 = time.perf_counter()
+        await load(worker.store, finished)
+        whole.append(time.perf_counter() - t0)
+    print(f"  (of which engine.restore of the snapshot: {statistics.median(restore) * 1000:.2f} ms; the "
+          f"finished table, {len(raws)} events and no snapshot: {statistics.median(whole) * 1000:.2f} ms)")
+    return keep, statistics.median(times)
 
 
 def bare(url: str, n: int, tables: int) -> float:
@@ -291,6 +317,8 @@ async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> f
         # As Worker.run does at its start (the heap frozen, the young generation's threshold set),
         # once the setup's tables are in the cache: drain() alone does neither.
         worker.freeze_heap()
+        if GEN0:
+            gc.set_threshold(GEN0, *gc.get_threshold()[1:])  # --gen0: another threshold, to compare
         rate, done = await throughput(worker, r, tables, n_commands)
         print(f"service pipeline: {rate:.0f} commands/s ({done} scripted moves over {n_tables} tables, "
               "one worker)")
@@ -300,7 +328,7 @@ async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> f
             print(f"latency at {rate / 2:.0f} commands/s: p50 {q[49] * 1000:.2f} ms, "
                   f"p99 {q[98] * 1000:.2f} ms (command to outbox, {len(lat)} commands)")
         version, t = await load_time(r, settings)
-        print(f"load of a table with {version} events (snapshot every {settings.snapshot_every}): "
+        print(f"load of a running table with {version} events (snapshot every {settings.snapshot_every}): "
               f"{t * 1000:.2f} ms median")
     finally:
         await clean(r)
@@ -334,8 +362,10 @@ if __name__ == "__main__":
                    help="exit 1 if the ratio to the bare pipeline is below FLOOR")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="run the throughput part under cProfile and print its N costliest functions")
+    p.add_argument("--gen0", type=int, default=0, metavar="N",
+                   help="collect the young generation every N containers instead of the worker's threshold")
     a = p.parse_args()
-    PROFILE = a.profile
+    PROFILE, GEN0 = a.profile, a.gen0
     proc = None
     if a.redis_url is None:
         proc, a.redis_url = start_redis(a.port)

@@ -1,6 +1,8 @@
 """The events of a table: versioned pydantic models, stored as JSON envelopes in the table's stream.
 
-An envelope is ``{"type": "MovePlayed", "v": 1, "at": <unix s>, "cmd": <command id>, "data": {...}}``.
+An envelope is ``{"type": "TableCreated", "v": 1, "at": <unix s>, "cmd": <command id>, "data": {...}}``;
+a move, most of the events, is written compactly as ``{"M": [seat, move, cause], "at": ..., "cmd": ...}``
+(:func:`encode`; readers of raw events spell it out with :func:`envelope`).
 Events are facts, named in the past tense, and are never rewritten: when a model changes, its schema
 version goes up and an *upcaster* turns the old ``data`` into the new shape when it is read, so an event
 written years ago still loads (see ``UPCASTERS``).
@@ -194,12 +196,21 @@ class Stored(BaseModel):
 
 
 # Events whose fields are all plain JSON values (ints, strings): their ``model_dump(mode="json")`` is
-# their ``__dict__``, written without pydantic's serializer (MovePlayed: one per move).
-_FLAT: frozenset[type[Event]] = frozenset({MovePlayed, MatchStarted})
+# their ``__dict__``, written without pydantic's serializer.
+_FLAT: frozenset[type[Event]] = frozenset({MatchStarted})
+
+# A move, most of every table's events, is written compactly: ``{"M": [seat, move, cause], "at": ...,
+# "cmd": ...}`` (its fields by position, no type name, no schema version: a MovePlayed of a new shape
+# would be written in the envelope again).  A move in the envelope (written before) reads as well.
+MOVE = "M"
 
 
 def encode(event: Event, *, at: float, cmd: str) -> str:
-    """The JSON envelope of an event, at its model's current schema version."""
+    """The JSON of an event: a move compactly (:data:`MOVE`), any other in its envelope at its model's
+    current schema version."""
+    if type(event) is MovePlayed:
+        d = event.__dict__
+        return orjson.dumps({MOVE: (d["seat"], d["move"], d["cause"]), "at": at, "cmd": cmd}).decode()
     data = event.__dict__ if type(event) in _FLAT else event.model_dump(mode="json")
     env = {"type": type(event).__name__, "v": event.schema_version, "at": at, "cmd": cmd, "data": data}
     try:
@@ -208,14 +219,27 @@ def encode(event: Event, *, at: float, cmd: str) -> str:
         return orjson.dumps(env, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def envelope(env: dict[str, Any]) -> dict[str, Any]:
+    """An event as parsed from its JSON, in the envelope ``{"type", "v", "at", "cmd", "data"}``
+    whichever way it was written (a compact move is spelled out): for readers of raw events."""
+    move = env.get(MOVE)
+    if move is None:
+        return env
+    seat, mv, cause = move
+    return {"type": "MovePlayed", "v": MovePlayed.schema_version, "at": env.get("at", 0.0),
+            "cmd": env.get("cmd", ""), "data": {"seat": seat, "move": mv, "cause": cause}}
+
+
 def decode(raw: str | bytes) -> Stored:
-    """Read an envelope back, upcasting old schema versions to the current model."""
+    """Read an event back, upcasting old schema versions to the current model."""
     return decode_envelope(orjson.loads(raw))
 
 
 def decode_envelope(env: dict[str, Any], types: dict[str, type[Event]] | None = None) -> Stored:
-    """:func:`decode` of an envelope already parsed from its JSON (``types``: the aggregate's event
+    """:func:`decode` of an event already parsed from its JSON (``types``: the aggregate's event
     types, a table's by default)."""
+    if MOVE in env and types is None:
+        env = envelope(env)
     cls = (EVENT_TYPES if types is None else types)[env["type"]]
     version, data = env.get("v", 1), env["data"]
     while version < cls.schema_version:

@@ -30,10 +30,12 @@ from service.store.decoding import as_text
 from service.store.keys import Keys
 
 _MOVE = b'{"type":"MovePlayed"'
+_COMPACT_MOVE = b'{"M":'  # a move as written since issue 33 (service.domain.events.encode)
 # Several tables' events but their moves (most of a stream), filtered where they are.  KEYS: event
 # streams of one hash slot.  Returns one list per key.  Entries are XADDed with the one field "e"
-# (append.lua); a move's JSON starts '{"type":"Mo' (bytes 10-11 "Mo": no other event's name does),
-# tested without making a string of each.
+# (append.lua); a move's JSON starts '{"M":' (byte 3 "M": every other event starts '{"type"') or,
+# written before that, '{"type":"Mo' (bytes 10-11 "Mo": no other event's name does), tested without
+# making a string of each.
 _NOT_MOVES = """
 local out = {}
 for k, key in ipairs(KEYS) do
@@ -41,7 +43,7 @@ for k, key in ipairs(KEYS) do
   for _, e in ipairs(redis.call('XRANGE', key, '-', '+')) do
     local v = e[2][2]
     local a, b = string.byte(v, 10, 11)
-    if a ~= 77 or b ~= 111 then kept[#kept + 1] = v end
+    if string.byte(v, 3) ~= 77 and (a ~= 77 or b ~= 111) then kept[#kept + 1] = v end
   end
   out[k] = kept
 end
@@ -62,7 +64,7 @@ def record_from_events(table_id: str, raws: Iterable[str | bytes]) -> MatchRecor
     t: Table | None = None
     for raw in raws:
         b = raw if isinstance(raw, bytes) else raw.encode()
-        if b.startswith(_MOVE) or b.startswith(_DEAL):
+        if b.startswith(_COMPACT_MOVE) or b.startswith(_MOVE) or b.startswith(_DEAL):
             continue
         s = decode_envelope(orjson.loads(b))
         if t is None and not isinstance(s.event, TableCreated):

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 import engine
-from service.domain.events import Event, MatchStarted, MovePlayed, Stored, decode, decode_envelope
+from service.domain.events import MOVE, Event, MatchStarted, MovePlayed, Stored, decode, decode_envelope
 from service.domain.tables.state import Table, evolve, from_snapshot, to_snapshot
 from service.store.event_store import EventStore, Loaded
 
@@ -34,12 +34,17 @@ def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bo
     """
     for raw in raw_events:
         env = orjson.loads(raw)
-        if (env.get("type") == "MovePlayed" and env.get("v", 1) == MovePlayed.schema_version
-                and table is not None and table.engine is not None):
+        compact = env.get(MOVE)
+        is_move = compact is not None or (env.get("type") == "MovePlayed"
+                                          and env.get("v", 1) == MovePlayed.schema_version)
+        if is_move and table is not None and table.engine is not None:
             # Most of a load: stored moves.  They were validated when they were written (by this
             # code, at this schema version), so they are not validated again (pydantic was most of
             # the fold's time); any other event, or an older version, goes through ``decode``.
-            move = MovePlayed.model_construct(**env["data"])
+            if compact is not None:  # (service.domain.events.encode: a move by position)
+                move = MovePlayed.model_construct(seat=compact[0], move=compact[1], cause=compact[2])
+            else:  # a move written in the envelope, before the compact form
+                move = MovePlayed.model_construct(**env["data"])
             if not owned:
                 table = replace(table, engine=engine.rules_for(table.engine).clone(table.engine))
                 owned = True

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from service.domain.events import envelope
 from service.domain.identities import Player
 from service.store.decoding import as_text
 from service.store.keys import Keys
@@ -29,7 +30,7 @@ async def playing(redis: Any, keys: Keys, user: Player) -> str | None:
         if not last:
             continue
         fields = last[0][1]
-        env = orjson.loads(fields.get(b"e") or fields.get("e") or b"{}")
+        env = envelope(orjson.loads(fields.get(b"e") or fields.get("e") or b"{}"))
         running = env.get("type") in _RUNNING_AFTER or (
             env.get("type") == "PlayerKicked" and (env.get("data") or {}).get("level"))
         if running and (best is None or env.get("at", 0.0) >= best[0]):

@@ -28,6 +28,7 @@ from aiogram.types import CallbackQuery, Chat, Message, Update, User
 
 from adapters.telegram.callbacks import TOKEN_RE
 from adapters.telegram.presses import command_id
+from service.domain.events import envelope
 from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
 from service.store.keys import Keys
@@ -80,7 +81,7 @@ async def _until(check: Callable[[], Awaitable[bool]], what: str, role: Role | N
 
 async def _moves(r: aioredis.Redis, keys: Keys, table: str, cid: str) -> int:
     """How many moves the table's events record for the command ``cid``."""
-    events = [json.loads(f[b"e"]) for _, f in await r.xrange(keys.events(table))]
+    events = [envelope(json.loads(f[b"e"])) for _, f in await r.xrange(keys.events(table))]
     return sum(1 for e in events if e["cmd"] == cid and e["type"] == "MovePlayed")
 
 

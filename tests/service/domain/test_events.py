@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import engine
-from service.domain.events import MovePlayed, PlayerJoined, TableCreated, decode, encode
+from service.domain.events import MovePlayed, PlayerJoined, TableCreated, decode, encode, envelope
 from service.domain.tables.decide import decide
 from service.domain.tables.state import evolve, from_snapshot, to_snapshot
 from tests.service.support import ANA, GROUP, cmd, context, private
@@ -104,10 +104,12 @@ def test_the_fast_encodings_equal_pydantics():
     from service.domain.events import _FLAT, MatchStarted
     from service.domain.messages import wire_of as _plain
 
-    for ev in (MovePlayed(seat=2, move="play 7 7", cause="timeout"),
-               MatchStarted(seed="s", commitment="c", players=3)):
+    for ev in (MatchStarted(seed="s", commitment="c", players=3),):
         assert type(ev) in _FLAT
         assert json.loads(encode(ev, at=1.0, cmd="c"))["data"] == ev.model_dump(mode="json")
+    # a move is written by position (compact): spelled out, it is pydantic's dump
+    move = MovePlayed(seat=2, move="play 7 7", cause="timeout")
+    assert envelope(json.loads(encode(move, at=1.0, cmd="c")))["data"] == move.model_dump(mode="json")
     for m in (ANA, GROUP):
         assert _plain(m) == m.model_dump() and _plain(m) is not m.__dict__
 
@@ -125,3 +127,46 @@ def test_every_event_type_has_its_visitor_method_and_the_fold_handles_every_one(
     assert {n for n in names if getattr(_Evolve, n) is getattr(EventVisitor, n)} == set()
     declared = {n for n, v in vars(EventVisitor).items() if callable(v)} - {"visit", "other"}
     assert declared == names
+
+
+def test_a_move_is_written_compactly_and_reads_back_as_a_move():
+    """Issue 33: a move need not cost 177 B: ``{"M": [seat, move, cause], "at", "cmd"}``."""
+    move = MovePlayed(seat=3, move="10c", cause="player")
+    raw = encode(move, at=1765000000.123456, cmd="tg:12345:67890")
+    env = json.loads(raw)
+    assert env == {"M": [3, "10c", "player"], "at": 1765000000.123456, "cmd": "tg:12345:67890"}
+    old = json.dumps({"type": "MovePlayed", "v": 1, "at": 1765000000.123456, "cmd": "tg:12345:67890",
+                      "data": {"seat": 3, "move": "10c", "cause": "player"}}, separators=(",", ":"))
+    assert len(raw) < len(old) - 40
+    stored = decode(raw)
+    assert (stored.event, stored.at, stored.cmd) == (move, 1765000000.123456, "tg:12345:67890")
+    # readers of raw events see the envelope either way; an envelope is left as it is
+    assert envelope(env) == json.loads(old) and envelope(json.loads(old)) == json.loads(old)
+
+
+def test_a_table_of_old_and_compact_moves_folds_to_the_same_table():
+    """Events written before the compact form (envelopes) still load, mixed with new ones, and the
+    fold's fast path and decode agree."""
+    from service.store.repository import fold
+
+    c = cmd("play", room=private(ANA), game="cinquillo", options={}, players=4)
+    d = decide(None, c, context())
+    raws = [encode(e, at=1.0, cmd=c.id) for e in d.events]
+    state = engine.restore(engine.snapshot(d.after.engine))
+    olds, news = list(raws), list(raws)
+    for i in range(30):
+        if engine.to_move(state) is None:
+            break
+        seat, mv = engine.to_move(state), engine.legal_moves(state)[0]
+        state = engine.play(state, mv)
+        ev = MovePlayed(seat=seat, move=mv, cause="bot")
+        new = encode(ev, at=2.0 + i, cmd=f"tick:{i}")
+        old = json.dumps(envelope(json.loads(new)))
+        assert "type" in json.loads(old) and "M" in json.loads(new)
+        news.append(new)
+        olds.append(old if i % 2 else new)  # every other move in the old envelope
+    a, b = fold("t", None, news), fold("t", None, olds)
+    assert a.version == b.version == len(news)
+    assert engine.snapshot(a.engine) == engine.snapshot(b.engine) == engine.snapshot(state)
+    assert a.turn_since == b.turn_since
+    assert [decode(r).event for r in news] == [decode(r).event for r in olds]

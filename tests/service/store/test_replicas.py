@@ -23,6 +23,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from adapters.webhook.app import command_id
+from service.domain.events import envelope
 from service.domain.identities import Player, Room
 from service.foundation.settings import Settings
 from service.ops.runtime import connect, worker_for
@@ -128,7 +129,7 @@ async def test_a_replica_that_does_not_answer_in_time_is_a_503_and_the_retry_act
             if await primary.xlen(h.keys.events(table)):
                 break
             await asyncio.sleep(0.02)
-        events = [json.loads(f[b"e"]) for _, f in await primary.xrange(h.keys.events(table))]
+        events = [envelope(json.loads(f[b"e"])) for _, f in await primary.xrange(h.keys.events(table))]
         # Applied once although the command is twice in its stream.
         assert events and [e["type"] for e in events][:1] == ["TableCreated"]
         assert sum(1 for e in events if e["type"] == "TableCreated") == 1
@@ -168,7 +169,7 @@ async def test_the_worker_acknowledges_a_command_only_once_the_replica_has_its_e
         on_primary = await primary.xrange(gateway.keys.events(table))
         on_replica = await replica.xrange(gateway.keys.events(table))
         assert on_replica[:len(on_primary)] == on_primary
-        assert sum(1 for _, f in on_primary if json.loads(f[b"e"])["type"] == "TableCreated") == 1
+        assert sum(1 for _, f in on_primary if envelope(json.loads(f[b"e"]))["type"] == "TableCreated") == 1
     finally:
         await replica.aclose()
         if worker.thinker is not None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from service.domain.events import envelope
 from service.domain.identities import Player, Room
 from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
@@ -124,7 +125,7 @@ async def test_a_command_is_acknowledged_only_once_fsynced_on_the_replica_and_ap
         on_primary = await primary.xrange(gateway.keys.events(table))
         on_replica = await replica.xrange(gateway.keys.events(table))
         assert on_replica[:len(on_primary)] == on_primary
-        assert sum(1 for _, f in on_primary if json.loads(f[b"e"])["type"] == "TableCreated") == 1
+        assert sum(1 for _, f in on_primary if envelope(json.loads(f[b"e"]))["type"] == "TableCreated") == 1
         assert await _calls(primary, "waitaof") >= 2 and await _calls(primary, "wait") == 0
     finally:
         await replica.aclose()
