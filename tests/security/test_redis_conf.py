@@ -4,7 +4,9 @@ A real ``redis-server`` is started on the file itself, with the command-line ove
 (its own loopback port and data directory) and the password the way compose passes it
 (``--requirepass``): a client without the password is refused every command, with it everything
 works; protected mode is on, memory is bounded and refused rather than evicted at the bound, and the
-commands that wipe the store are gone.  Also: compose itself refuses to start without the password.
+commands that wipe the store are gone.  Also: compose itself refuses to start without the password,
+and the Sentinel profile's own command lines (run by ``sh`` as in the containers) give the primary and
+the sentinels the password, and the sentinel reaches the primary with it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 import redis.exceptions
+import yaml
 
 from tools.loopback import free_port
 
@@ -122,3 +125,67 @@ def test_compose_refuses_to_start_without_each_secret():
     assert services >= 11 and text.count("read_only: true") == services, text[:3000]
     assert text.count("- ALL") == services
     assert f"redis://:{PASSWORD}@redis:6379/0" in text
+
+
+def _compose_commands() -> dict[str, str]:
+    """The shell command of each Redis service as compose renders it (the Sentinel profile)."""
+    env = {k: v for k, v in os.environ.items() if k not in COMPOSE_ENV}
+    done = subprocess.run(["docker-compose", "--profile", "sentinel", "config"], cwd=ROOT,
+                          env={**env, **COMPOSE_ENV}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    services = yaml.safe_load(done.stdout)["services"]
+    # compose hands "$$" to the container as "$"
+    return {name: services[name]["command"][2].replace("$$", "$") for name in ("redis-primary", "sentinel-1")}
+
+
+def test_the_sentinel_profiles_commands_protect_the_primary_and_the_sentinels(tmp_path):
+    # compose's own command lines, run by sh as in the containers (paths and ports moved to the test's)
+    commands = _compose_commands()
+    password = "Sentinel-profile-password_0123456789abcdef"  # URL-safe, as .env.example says
+    primary_port, sentinel_port = free_port(), free_port()
+    (tmp_path / "p").mkdir()
+    (tmp_path / "s").mkdir()
+    replicated = (ROOT / "deploy" / "redis-replicated.conf").read_text().replace(
+        "/usr/local/etc/redis/redis.conf", str(CONF))
+    (tmp_path / "replicated.conf").write_text(replicated)
+    sentinel_conf = (ROOT / "deploy" / "sentinel.conf").read_text().replace(
+        "port 26379", f"port {sentinel_port}\nbind 127.0.0.1").replace(
+        "redis-primary 6379", f"127.0.0.1 {primary_port}")
+    (tmp_path / "sentinel.conf").write_text(sentinel_conf)
+    primary = commands["redis-primary"].replace("/usr/local/etc/redis/replicated.conf",
+                                                str(tmp_path / "replicated.conf"))
+    primary += (f" --port {primary_port} --bind 127.0.0.1 --dir {tmp_path / 'p'}"
+                f" --logfile {tmp_path / 'p' / 'redis.log'}")
+    sentinel = commands["sentinel-1"].replace("/etc/cinq/sentinel.conf", str(tmp_path / "sentinel.conf"))
+    sentinel = sentinel.replace("/data/", f"{tmp_path / 's'}/") + f" --logfile {tmp_path / 's' / 'log'}"
+    env = {**os.environ, "REDIS_PASSWORD": password}
+    procs = [subprocess.Popen(["sh", "-c", cmd], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for cmd in (primary, sentinel)]
+    try:
+        deadline = time.monotonic() + 30
+        for port in (primary_port, sentinel_port):
+            while True:
+                assert all(p.poll() is None for p in procs), [p.returncode for p in procs]
+                try:
+                    redis.Redis(port=port, socket_timeout=2).ping()
+                    raise AssertionError(f"port {port} answered a client without the password")
+                except redis.exceptions.AuthenticationError:
+                    break
+                except redis.exceptions.ConnectionError:
+                    assert time.monotonic() < deadline, "the servers did not start"
+                    time.sleep(0.05)
+        assert redis.Redis(port=primary_port, password=password, socket_timeout=2).ping()
+        # The sentinel reaches the primary with the password (a wrong one: 'disconnected', no INFO).
+        watcher = redis.Redis(port=sentinel_port, password=password, socket_timeout=2)
+        while True:
+            master = watcher.sentinel_master("cinq")
+            if master["is_master"] and not master["is_disconnected"] and master["info-refresh"] > 0:
+                break
+            assert time.monotonic() < deadline, master
+            time.sleep(0.1)
+        assert watcher.sentinel_get_master_addr_by_name("cinq") == (b"127.0.0.1", primary_port)
+        assert oct((tmp_path / "s" / "sentinel.conf").stat().st_mode & 0o777) == "0o600"  # its copy
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
