@@ -25,9 +25,15 @@ _RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 RECENT = 12
 
 
+# Lines a chat needs and the page does not: how to join with /join, the commitment's 64 hex digits
+# and "check it with /replay" (the page's end says the fair deal in one plain sentence and links
+# the replay), which chat the table is shown in.
+CHAT_ONLY = frozenset({"table.created", "table.started", "table.finished", "table.room_attached"})
+
+
 def _drawn(item: Any) -> bool:
-    """An item the page draws itself (the view, the outcome), not a line of words."""
-    return isinstance(item, dict) and ("view" in item or "outcome" in item)
+    """An item the page draws itself (the view, the outcome) or says its own way, not a line of words."""
+    return isinstance(item, dict) and ("view" in item or "outcome" in item or item.get("t") in CHAT_ONLY)
 
 
 def _names(msg: Message, locale: str) -> list[str] | None:

@@ -111,6 +111,9 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
         assert await rows.count() == len(t.seats)
         assert await page.get_by_role("dialog").locator("tr.won").count() == len(t.result["winners"])
         assert t.seed in over
+        # Issue 34 (11): no chat commands nor the commitment's hex digits anywhere on the page (the
+        # log showed the chat's "its SHA-256 is the commitment …; check it with /replay").
+        assert not re.search(r"/(replay|join|bots|start|new)\b|SHA-256", await page.inner_text("body"))
         # Every button of the end can be read: its words are not drawn in its own background colour
         # ("Play again" was yellow on yellow).
         again = page.get_by_role("dialog").get_by_role("button", name=re.compile("Play again|Otra partida"))
