@@ -365,7 +365,7 @@ async def test_a_dimmed_card_says_what_can_be_played_instead(browser, lang):
         for _ in range(60):
             t = await s.until(lambda t: t.to_move() == 0 or t.status != "running", table)
             assert t.status == "running", "no turn of this player had a card it could not play"
-            await page.wait_for_function(f"window.cinq.hand && window.cinq.hand.version >= {t.version}")
+            await page.wait_for_function(f"() => window.cinq.hand && window.cinq.hand.version >= {t.version}")
             cards = await hand_buttons(page)
             dim = [cards.nth(i) for i, d in enumerate(await cards.evaluate_all(
                 "bs => bs.map(b => b.getAttribute('aria-disabled') === 'true')")) if d]
@@ -381,5 +381,5 @@ async def test_a_dimmed_card_says_what_can_be_played_instead(browser, lang):
                 return
             from tests.adapters.web.pages import playable
             await (await playable(page))[0].click()
-            await page.wait_for_function("!window.cinq.busy")
+            await page.wait_for_function("() => !window.cinq.busy")
         raise AssertionError("no dimmed card beside a playable one in 60 turns")
