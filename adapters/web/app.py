@@ -52,6 +52,7 @@ from service.domain.identities import Player, Room
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_liveness
+from service.platform.inbound import Admission
 from service.platform.watch import Embargoed, Lagging, Watch
 from service.protocol import text
 from service.protocol.i18n import pick_locale, translate
@@ -107,9 +108,20 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     metrics = metrics or WebMetrics()
 
     feeds = Feeds(ws.feed_limits())
+    admission = Admission(gateway.redis, gateway.keys, ws.rate, ws.burst)
 
     def refusal(status: int, code: str, locale: str, retry_after_s: float | None = None) -> web.HTTPException:
         return _refusal(status, code, locale, metrics, retry_after_s)
+
+    async def limit(person: Player, locale: str) -> None:
+        """A token of the person's bucket (the webhook's limiter, service.platform.inbound) for a
+        request that acts, or a 429 ``too_fast`` with ``Retry-After``: one round trip, no command."""
+        try:
+            over = await admission.take(person.platform, person.user, clock())
+        except RedisError:
+            raise refusal(503, "unavailable", locale, retry_after_s=FEED_RETRY_S) from None
+        if over is not None:
+            raise refusal(429, "too_fast", locale, retry_after_s=over.wait_s)
 
     async def viewer(request: web.Request) -> Viewer:
         k = request.query.get("k") or ""
@@ -152,6 +164,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         table = table or data.start_param
         if not isinstance(table, str) or not _TABLE_RE.match(table):
             raise refusal(400, "bad_request", lang)
+        await limit(Player(platform="telegram", user=data.user_id), lang)
         k = issue_link(secrets[0], table=table, platform="telegram", user=data.user_id,
                        expires=clock() + ws.session_ttl_s)
         return web.json_response({"k": k, "table": table, "locale": pick_locale(data.language_code)},
@@ -253,6 +266,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         # The person's private chat: where the service answers a refused move (with them named in
         # it, so their page gets the answer too).
         room = Room(platform=person.platform, chat=person.user, kind="private")
+        await limit(person, v.locale)
         command = await gateway.submit(user=person, room=room, token=token, claims=claims,
                                        command_id=f"web-{cid}" if cid else None)
         metrics.moves.inc()
@@ -287,7 +301,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
     app.router.add_get("/api/next", next_table)
     app.router.add_post("/api/move", move)
     daily = daily_handler(gateway, ws, viewer=viewer, refusal=refusal, lang_of=_lang,
-                          headers=_SECURITY_HEADERS, clock=clock)
+                          headers=_SECURITY_HEADERS, clock=clock, limit=limit)
     app.router.add_post("/api/daily", daily)
     app.router.add_get("/api/replay/{table}", replay)
     app.router.add_static("/static", STATIC, append_version=False)

@@ -40,6 +40,10 @@ class WebSettings(BaseSettings):
     # Live feeds held open (adapters/web/feeds.py): by the process, by one person's link, by a room's
     # spectator link (a whole group opens it); past them 503 / 429 with Retry-After.
     max_feeds: int = Field(default=2000, ge=1)
+    # Requests that act (moves, Mini App sessions, the daily deal), per person: a token bucket of this
+    # rate (per second) and burst, shared with their other ways in (service/platform/inbound.py).
+    rate: float = Field(default=3.0, gt=0)
+    burst: int = Field(default=12, ge=1)
     feeds_per_link: int = Field(default=8, ge=1)
     feeds_per_room_link: int = Field(default=256, ge=1)
 

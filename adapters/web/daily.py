@@ -32,9 +32,10 @@ Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 def daily_handler(gateway: Gateway, ws: WebSettings, *, viewer: Callable[[web.Request], Awaitable[Any]],
                   refusal: Refusal, lang_of: Callable[[web.Request], str], headers: dict[str, str],
-                  clock: Callable[[], float]) -> Handler:
+                  clock: Callable[[], float], limit: Callable[[Player, str], Awaitable[None]]) -> Handler:
     """The handler of ``POST /api/daily``, with the app's own credential check (``viewer``), problem
-    documents (``refusal``), language of a request (``lang_of``) and response ``headers``."""
+    documents (``refusal``), language of a request (``lang_of``), response ``headers`` and rate
+    limit per person (``limit``: raises the refusal)."""
 
     async def person_of(request: web.Request, raw: Any, lang: str) -> tuple[Player, str | None]:
         if raw is None:
@@ -63,6 +64,7 @@ def daily_handler(gateway: Gateway, ws: WebSettings, *, viewer: Callable[[web.Re
             raise refusal(400, "bad_request", lang)
         person, language = await person_of(request, raw, lang)
         locale = await gateway.locale_of(person, language)
+        await limit(person, locale)
         room = Room(platform=person.platform, chat=person.user, kind="private")
         table, refused = await gateway.daily.start(f"web-daily-{cid or secrets.token_hex(8)}", person, room,
                                                    game, locale, gateway.clock())

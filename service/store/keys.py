@@ -252,6 +252,10 @@ class Keys:
         """One sender's token bucket (service.platform.inbound)."""
         return f"{self.prefix}rl:{{{platform}:{sender}}}"
 
+    def rate_told(self, platform: str, sender: str) -> str:
+        """Set while a limited sender has been told so (service.platform.inbound)."""
+        return f"{self.prefix}rl:{{{platform}:{sender}}}:told"
+
     def delivery_dead(self, platform: str) -> str:
         """A platform's delivery dead letters (service.platform.delivery_model)."""
         return f"{self.prefix}dlv:{{{platform}}}:dead"
