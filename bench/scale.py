@@ -54,6 +54,8 @@ from tools import local_cluster
 
 # every role on Redis refuses to start without a strong daily secret (CINQ_DAILY_SECRET)
 DAILY_SECRET = "bench-daily-secret-not-for-production-0123"
+# every role refuses to start without a token secret of 32 bytes at least (the workers never started)
+TOKEN_SECRETS = '["bench-token-secret-not-for-production-01"]'
 
 BUCKETS, SHARDS = 1024, 4
 
@@ -69,8 +71,8 @@ def _client(url: str, cluster: bool) -> Any:
 
 def spawn_workers(url: str, n: int, cluster: bool = False) -> list[subprocess.Popen]:
     """N ``cinq worker`` processes on the benchmark's prefix and settings."""
-    env = {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET,
-            "REDIS_URL": url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
+    env = {**os.environ, "CINQ_DAILY_SECRET": DAILY_SECRET, "CINQ_TOKEN_SECRETS": TOKEN_SECRETS,
+           "REDIS_URL": url, "CINQ_KEY_PREFIX": PREFIX, "CINQ_TURN_SECONDS": "0",
            "CINQ_BATCH": "256", "CINQ_BLOCK_MS": "5", "CINQ_BUCKETS": str(BUCKETS),
            "CINQ_COMMAND_SHARDS": str(SHARDS), "CINQ_HTTP_PORT": "0", "CINQ_LOG_LEVEL": "ERROR",
            "CINQ_REDIS_CLUSTER": "true" if cluster else "false"}
