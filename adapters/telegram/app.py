@@ -45,10 +45,12 @@ from adapters.telegram.health import ApiWatch, BotHealth, TelegramMetrics
 from adapters.telegram.polling import Poller
 from adapters.telegram.presses import Presses
 from adapters.telegram.sender import Sender
+from adapters.telegram.throttle import Throttle
 from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops.health import add_liveness
 from service.platform.delivery import Delivery, DeliveryOptions
+from service.platform.inbound import Admission
 from service.platform.platform_state import PlatformState
 from service.write.gateway import Gateway
 
@@ -279,6 +281,10 @@ async def build(redis: Any, settings: Settings, tg: TelegramSettings, gateway: G
                     presses=presses, outbox=handler)
     updates = UpdatesInHand()
     dp.update.outer_middleware(updates)
+    # Each person's rate first (the webhook's limiter): an update past it makes no command.
+    throttle = Throttle(Admission(redis, gateway.keys, tg.rate, tg.burst), clock)
+    dp.message.outer_middleware(throttle)
+    dp.callback_query.outer_middleware(throttle)
     dp.message.outer_middleware(RoomOf())
     dp.callback_query.outer_middleware(RoomOf())
     dp.include_routers(*routers())

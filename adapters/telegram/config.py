@@ -86,6 +86,10 @@ class TelegramSettings(BaseSettings):
     http: bool = True
     # How long a button press waits for the service's verdict, to answer a refusal with an alert.
     press_wait_s: float = Field(default=1.5, ge=0)
+    # Each person's updates (messages, presses): a token bucket of this rate (per second) and burst,
+    # shared with their web table requests (adapters/telegram/throttle.py); past it no command.
+    rate: float = Field(default=4.0, gt=0)
+    burst: int = Field(default=40, ge=1)
 
     @field_validator("token")
     @classmethod

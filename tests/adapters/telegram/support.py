@@ -70,7 +70,8 @@ class World:
 
     def __init__(self, redis: Any, *, limits: Limits = FAST, service: Settings | None = None,
                  workers: int = 1, webhook: bool = False, transport: str | None = None,
-                 polling_timeout: int = 1, press_wait_s: float = 1.5, choose_move: Any = None) -> None:
+                 polling_timeout: int = 1, press_wait_s: float = 1.5, choose_move: Any = None,
+                 rate: tuple[float, int] = (1000.0, 1000)) -> None:
         self.redis = redis
         # None: hard AI moves are thought in another process (whose wait quiet() cannot see)
         self.choose_move = choose_move
@@ -78,6 +79,9 @@ class World:
         self.webhook = self.transport in ("reply", "webhook")
         self.polling_timeout = polling_timeout
         self.press_wait_s = press_wait_s
+        # Each person's rate of updates: scripted players press faster than people (test_throttle.py
+        # sets a person's rate).
+        self.rate = rate
         self.handled: set[int] = set()
         self.webhook_url = ""
         self.fake = FakeTelegram()
@@ -116,7 +120,7 @@ class World:
         real = self.transport in ("polling", "webhook")
         tg = TelegramSettings(token=TOKEN, consumer="tg-test", webhook_secret=WEBHOOK_SECRET,
                               host="127.0.0.1", port=0, http=real, polling_timeout=self.polling_timeout,
-                              press_wait_s=self.press_wait_s,
+                              press_wait_s=self.press_wait_s, rate=self.rate[0], burst=self.rate[1],
                               public_url="http://127.0.0.1" if self.transport == "webhook" else None)
         gateway = Gateway(self.redis, self.settings, Keys.of(self.settings))
         self.tg = await build(self.redis, self.settings, tg, gateway, bot=bot, limits=self.limits,
