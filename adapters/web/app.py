@@ -53,7 +53,8 @@ from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_liveness
 from service.platform.inbound import Admission
-from service.platform.watch import Embargoed, Lagging, Watch
+from service.platform.revocations import Revocations
+from service.platform.watch import Embargoed, Ended, Lagging, Watch
 from service.protocol import text
 from service.protocol.i18n import pick_locale, translate
 from service.protocol.i18n.render import move_text
@@ -109,6 +110,7 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
 
     feeds = Feeds(ws.feed_limits())
     admission = Admission(gateway.redis, gateway.keys, ws.rate, ws.burst)
+    revocations = Revocations(gateway.redis, gateway.keys)
 
     def refusal(status: int, code: str, locale: str, retry_after_s: float | None = None) -> web.HTTPException:
         return _refusal(status, code, locale, metrics, retry_after_s)
@@ -133,6 +135,12 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
             claims: LinkClaims = open_link(secrets, k, clock())
         except LinkError as e:
             raise refusal(401, "expired" if e.code == "expired" else "unauthorized", lang) from None
+        try:
+            withdrawn = await revocations.revoked(claims, k)
+        except RedisError:
+            raise refusal(503, "unavailable", lang, retry_after_s=FEED_RETRY_S) from None
+        if withdrawn:  # an operator's cinq web revoke
+            raise refusal(401, "revoked", lang)
         if claims.spectator:
             return Viewer(claims.table, None, lang)
         assert claims.platform is not None and claims.user is not None
@@ -172,9 +180,13 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
 
     async def now(v: Viewer) -> list[Any] | None:
         try:
-            return await watch.now(v.table, v.person, v.locale)
+            # A link opens its table until a while after the match ended (the end, the replay,
+            # "Play again"), then no more (issue 32, 8).
+            return await watch.now(v.table, v.person, v.locale, ended_before=clock() - ws.after_end_s)
         except Embargoed:
             raise refusal(403, "embargoed", v.locale) from None
+        except Ended:
+            raise refusal(401, "expired", v.locale) from None
 
     async def state(request: web.Request) -> web.Response:
         v = await viewer(request)

@@ -29,6 +29,7 @@ from service.foundation.secrets import load
 from service.foundation.settings import Settings
 from service.ops.running import run_until_stopped, until_cancelled
 from service.ops.runtime import build
+from service.platform.revocations import REVOKED_TTL_S, Revocations, signature
 from service.platform.watch import Watch
 from service.protocol.i18n import pick_locale
 from service.protocol.parse import ProtocolError, parse_command
@@ -189,8 +190,22 @@ async def _run_alone(settings: Settings, ws: WebSettings) -> int:
     return 0
 
 
+async def _revoke(settings: Settings, what: str, name: str) -> int:
+    rt = build(settings)
+    try:
+        key = await Revocations(rt.redis, rt.keys).revoke(what, name)
+    finally:
+        await rt.redis.aclose()
+    label = {"t": "every link to table", "p": "every link of", "k": "the link"}[what]
+    shown = name if what != "k" else signature(name)[:8] + "…"
+    print(f"revoked {label} {shown} for {REVOKED_TTL_S // 3600} h ({key.split(':', 3)[2]})")
+    return 0
+
+
 def run(argv: list[str] | None = None) -> int:
-    """``cinq web`` (the page alone) or ``cinq web play [words] [--lang] [--port] [--no-browser]``."""
+    """``cinq web`` (the page alone), ``cinq web play [words] [--lang] [--port] [--no-browser]``, or
+    ``cinq web revoke (--table T | --person PLATFORM:USER | --link K)``: an operator withdraws links
+    (:mod:`service.platform.revocations`)."""
     p = argparse.ArgumentParser(prog="cinq web", description="The web table.")
     sub = p.add_subparsers(dest="command")
     pl = sub.add_parser("play", help="a match against AI players in the browser (embedded store)")
@@ -198,7 +213,19 @@ def run(argv: list[str] | None = None) -> int:
     pl.add_argument("--lang", default=None)
     pl.add_argument("--port", type=int, default=0)
     pl.add_argument("--no-browser", action="store_true")
+    rv = sub.add_parser("revoke", help="withdraw web links: one, a person's or a table's")
+    which = rv.add_mutually_exclusive_group(required=True)
+    which.add_argument("--table", help="every link to this table")
+    which.add_argument("--person", help="every link of this person: <platform>:<user id>")
+    which.add_argument("--link", help="this link (its k, or the whole address)")
     args = p.parse_args(argv)
+    if args.command == "revoke":
+        logs.configure("WARNING")
+        what, name = (("t", args.table) if args.table else ("p", args.person) if args.person
+                      else ("k", args.link))
+        if what == "p" and ":" not in name:
+            p.error("--person is <platform>:<user id>, as in telegram:12345")
+        return asyncio.run(_revoke(load(Settings), what, name))
     if args.command == "play":
         logs.configure("WARNING")
         return asyncio.run(play(args.words, args.lang, args.port, not args.no_browser))

@@ -40,6 +40,9 @@ class WebSettings(BaseSettings):
     # Live feeds held open (adapters/web/feeds.py): by the process, by one person's link, by a room's
     # spectator link (a whole group opens it); past them 503 / 429 with Retry-After.
     max_feeds: int = Field(default=2000, ge=1)
+    # A link (or session) opens its table until this long after the match ended (the end screen, the
+    # replay, "Play again"); then 401 expired.
+    after_end_s: float = Field(default=900.0, ge=0)
     # Requests that act (moves, Mini App sessions, the daily deal), per person: a token bucket of this
     # rate (per second) and burst, shared with their other ways in (service/platform/inbound.py).
     rate: float = Field(default=3.0, gt=0)

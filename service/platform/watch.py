@@ -30,7 +30,7 @@ from service.domain.embargo import embargo_of, may_open, seated
 from service.domain.identities import Player
 from service.domain.tables.current import current_messages
 from service.domain.tables.replay import replay_views
-from service.domain.tables.state import FINISHED
+from service.domain.tables.state import CANCELLED, FINISHED
 from service.foundation.settings import Settings
 from service.platform.outbox import Message
 from service.store import repository
@@ -46,6 +46,10 @@ Entry = tuple[str, Message]
 """An outbox entry id (empty for a message built on demand) and its message."""
 
 _PUBLIC_KINDS = frozenset({"table", "match_over"})
+
+
+class Ended(Exception):
+    """The table's match ended before the moment the caller gave: a link to it no longer opens it."""
 
 
 class Embargoed(Exception):
@@ -133,13 +137,17 @@ class Watch:
         last = await self.redis.xrevrange(self.keys.outbox_for(table), count=1)
         return as_text(last[0][0]) if last else "0-0"
 
-    async def now(self, table: str, person: Player | None, locale: str) -> list[Message] | None:
+    async def now(self, table: str, person: Player | None, locale: str,
+                  ended_before: float | None = None) -> list[Message] | None:
         """What ``person`` (None: a spectator) is shown of the table now (None: no such table).
-        Raises :class:`Embargoed` if the table's deal is shared and they may not open it yet."""
+        Raises :class:`Embargoed` if the table's deal is shared and they may not open it yet, and
+        :class:`Ended` if its match ended (its last move) before ``ended_before`` (unix seconds)."""
         t = await repository.load(self.store, table)
         await self.replicas.confirm()
         if t is None:
             return None
+        if ended_before is not None and t.status in (FINISHED, CANCELLED) and t.turn_since < ended_before:
+            raise Ended(table)
         if embargo_of(t) is None or (t.status != FINISHED and seated(t, person)):
             lifted = True  # (a seated person's running match shows no seed: no need to ask)
         else:

@@ -244,6 +244,12 @@ class Keys:
 
     # -- the platform side ---------------------------------------------------------------------------
 
+    def revoked(self, what: str, name: str) -> str:
+        """An operator's revocation of web links (service.platform.revocations): ``what`` is ``t``
+        (a table), ``p`` (a person, ``<platform>:<user>``) or ``k`` (one link, by its signature);
+        one hash tag, so that one EXISTS asks all three."""
+        return f"{self.prefix}rv:{{rv}}:{what}:{name}"
+
     def inbound_answer(self, platform: str, sender: str, request_id: str) -> str:
         """The answer to one webhook request, kept for its retries (service.platform.inbound)."""
         return f"{self.prefix}in:{{{platform}:{sender}}}:{request_id}"
