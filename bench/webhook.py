@@ -230,16 +230,29 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
 
 
 async def end_to_end(url: str, tables: int, seconds: float, rx: Receiver,
-                     think: float = 0.0) -> tuple[list[float], int]:
+                     think: float = 0.0) -> tuple[list[float], int, list[float]]:
+    """The moves' latencies, the moves made, and the reference of the same run: the same adapter's
+    ``GET /healthz`` from this process every 0.1 s meanwhile (a loopback HTTP round trip through the
+    adapter's event loop, no Redis: what the machine's load alone costs a request)."""
     latencies: list[float] = []
+    reference: list[float] = []
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=256)) as s:
         await _wait_ready(s, f"{url}/healthz")
         deadline = time.perf_counter() + seconds
+
+        async def ping() -> None:
+            while time.perf_counter() < deadline:
+                t0 = time.perf_counter()
+                async with s.get(f"{url}/healthz") as r:
+                    await r.read()
+                reference.append(time.perf_counter() - t0)
+                await asyncio.sleep(0.1)
+
         # Fresh group names per run: a match cut short by the deadline still runs in its group.
         run = next(_ids)
         moves = await asyncio.gather(*(play(url, s, rx, f"r{run}x{i}", deadline, latencies, think)
-                                       for i in range(tables)))
-    return latencies, sum(moves)
+                                       for i in range(tables)), ping())
+    return latencies, sum(moves[:-1]), reference
 
 
 def _pct(xs: list[float], p: float) -> float:
@@ -298,7 +311,7 @@ async def main(argv: list[str] | None = None) -> int:
         runs = ((1, min(10.0, args.seconds), 0.0), (args.tables, args.seconds, args.think))
         for tables, seconds, think in runs:
             cpu0 = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
-            lat, moves = await end_to_end(url, tables, seconds, rx, think)
+            lat, moves, ref = await end_to_end(url, tables, seconds, rx, think)
             cpu = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
             per = [(c1 - c0) / max(moves, 1) * 1000 for c0, c1 in zip(cpu0, cpu, strict=True)]
             pace = f"people answering in {think:g} s x U(0.5, 1.5)" if think else "each move sent at once"
@@ -306,6 +319,9 @@ async def main(argv: list[str] | None = None) -> int:
                   f"move -> signed callback p50 {_pct(lat, 0.5):.1f} ms, p99 {_pct(lat, 0.99):.1f} ms, "
                   f"mean {statistics.mean(lat) * 1000:.1f} ms; load average {os.getloadavg()[0]:.1f}")
             print(f"  CPU per move: adapter {per[0]:.2f} ms, worker {per[1]:.2f} ms, Redis {per[2]:.2f} ms")
+            print(f"  reference, same run: GET /healthz of the adapter p50 {_pct(ref, 0.5):.1f} ms, "
+                  f"p99 {_pct(ref, 0.99):.1f} ms ({len(ref)} requests); ratio move / reference p50 "
+                  f"x{_pct(lat, 0.5) / max(_pct(ref, 0.5), 1e-3):.1f}")
         print(f"callbacks received: {rx.count}, bad signatures: {rx.bad}")
         await runner.cleanup()
     finally:
