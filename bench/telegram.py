@@ -78,7 +78,9 @@ def _turn(w: World, p: Any) -> Any:
     if not msgs:
         return None
     m = max(msgs, key=lambda m: m.seq)
-    datas = [b.get("callback_data") or "" for b in m.buttons()]
+    # The end's "Play again" (🔁) is a token too, but no move of this match: pressing it made a rematch,
+    # the group's room then showed that table, and the bench counted its 0 moves.
+    datas = [b.get("callback_data") or "" for b in m.buttons() if not b["text"].startswith("🔁")]
     return m if any(TOKEN_RE.match(d) or d.startswith(PAGE_PREFIX) for d in datas) else None
 
 
