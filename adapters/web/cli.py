@@ -40,11 +40,10 @@ from service.write.gateway import Gateway
 class WebAdapter:
     """The page's HTTP server and its watch over the outbox, started and stopped together."""
 
-    def __init__(self, redis: Any, settings: Settings, ws: WebSettings, gateway: Gateway, *,
-                 clock: Any = time.time, block_ms: int = 200) -> None:
-        self.redis, self.settings, self.ws = redis, settings, ws
-        self.gateway = gateway  # the process's (service.ops.runtime.build)
-        self.watch = Watch(redis, settings, block_ms=block_ms)
+    def __init__(self, settings: Settings, ws: WebSettings, gateway: Gateway, watch: Watch, *,
+                 clock: Any = time.time) -> None:
+        self.settings, self.ws = settings, ws
+        self.gateway, self.watch = gateway, watch  # the process's (service.ops.runtime.build)
         self.metrics = WebMetrics()  # served on the process's operations listener (service.ops.health)
         self.app = make_app(self.gateway, self.watch, ws, clock=clock, metrics=self.metrics)
         self._runner: web.AppRunner | None = None
@@ -91,7 +90,7 @@ async def serve(rt: Any) -> None:
     if not ws.public_url:
         logs.get("web").info("idle", reason="CINQ_WEB_PUBLIC_URL is not set")
         return
-    adapter = WebAdapter(rt.redis, rt.settings, ws, rt.gateway)
+    adapter = WebAdapter(rt.settings, ws, rt.gateway, rt.watch())
     rt.ops.add(adapter.metrics, adapter.watch.problem)
     await _serving(adapter, ws)
 
@@ -124,8 +123,7 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
     rt = runtime or build(Settings(redis_url=None, buckets=8, turn_seconds=0),
                           redis=fakeredis.FakeAsyncRedis())
     settings = rt.settings
-    adapter = WebAdapter(rt.redis, settings, WebSettings(public_url=None, host="127.0.0.1"), rt.gateway,
-                         block_ms=200)
+    adapter = WebAdapter(settings, WebSettings(public_url=None, host="127.0.0.1"), rt.gateway, rt.watch())
     me = Player(platform="terminal", user="you", name=os.environ.get("USER") or "you")
     room = Room(platform="terminal", chat="tty", kind="private")
     worker = asyncio.create_task(rt.worker.run())
@@ -179,7 +177,7 @@ def _without_level(words: list[str]) -> bool:
 async def _run_alone(settings: Settings, ws: WebSettings) -> int:
     rt = build(settings)
     await refuse_unsafe(rt.redis, settings)
-    adapter = WebAdapter(rt.redis, settings, ws, rt.gateway)
+    adapter = WebAdapter(settings, ws, rt.gateway, rt.watch())
     rt.ops.add(adapter.metrics, adapter.watch.problem)
     # /readyz and /metrics on the operations listener (CINQ_HTTP_HOST:CINQ_HTTP_PORT, loopback)
     ops = await rt.ops.start(settings.http_host, settings.http_port, "web")

@@ -20,6 +20,7 @@ from service.foundation import logs
 from service.foundation.metrics import Metrics
 from service.foundation.settings import Settings
 from service.ops.health import Ops
+from service.platform.watch import Watch
 from service.store.connection import cluster_client, sentinel_client, unsafe
 from service.store.event_store import EventStore
 from service.store.groups import Group
@@ -87,6 +88,11 @@ class Runtime:
         """One more worker on this runtime's client, keys and store (tests run several in a process),
         with metrics of its own; ``args`` as :func:`build_worker`'s."""
         return build_worker(self.redis, self.settings, self.keys, self.store, Metrics(), **args)
+
+    def watch(self, **args: Any) -> Watch:
+        """A watch over the outbox (the web table's, :class:`~service.platform.watch.Watch`) on this
+        runtime's client, keys and store; ``args`` as its constructor's (its bounds)."""
+        return Watch(self.redis, self.settings, self.keys, self.store, **args)
 
 
 def build(settings: Settings | None = None, redis: Any = None, *, clock: Callable[[], float] = time.time,

@@ -115,12 +115,13 @@ class _Sub:
 class Watch:
     """Follows the outbox for the tables someone watches (see the module docstring)."""
 
-    def __init__(self, redis: Any, settings: Settings, *, block_ms: int = 200, queue_max: int = QUEUE_MAX,
-                 catch_up_page: int = CATCH_UP_PAGE, catch_up_max: int = CATCH_UP_MAX) -> None:
+    def __init__(self, redis: Any, settings: Settings, keys: Keys, store: EventStore, *, block_ms: int = 200,
+                 queue_max: int = QUEUE_MAX, catch_up_page: int = CATCH_UP_PAGE,
+                 catch_up_max: int = CATCH_UP_MAX) -> None:
         self.redis = redis
         self.settings = settings
-        self.keys = Keys.of(settings)
-        self.store = EventStore(redis, self.keys)
+        self.keys = keys  # the process's key layout and event store (service.ops.runtime.Runtime.watch)
+        self.store = store
         self.embargoes = Embargoes(redis, self.keys, store=self.store)
         self.secret = settings.secrets_bytes()[0]
         self.block_ms = block_ms

@@ -38,8 +38,8 @@ class Stack:
         self.redis = redis if redis is not None else fakeredis.FakeAsyncRedis()
         self.settings = service or settings()
         self.rt: Runtime = build(self.settings, redis=self.redis)
-        self.web = WebAdapter(self.redis, self.settings, WebSettings(public_url=None, bot_token=bot_token),
-                              self.rt.gateway, block_ms=50)
+        self.web = WebAdapter(self.settings, WebSettings(public_url=None, bot_token=bot_token),
+                              self.rt.gateway, self.rt.watch(block_ms=50))
         self._worker: asyncio.Task[None] | None = None
         self.http: aiohttp.ClientSession | None = None
 

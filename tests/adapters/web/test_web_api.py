@@ -13,8 +13,7 @@ from adapters.web.initdata import sign_init_data
 from service.domain.identities import Player
 from service.domain.weblinks import issue_link
 from service.ops.health import Ops
-from service.store.keys import Keys
-from service.write.gateway import Gateway
+from service.ops.runtime import build
 from tests.adapters.web.support import Stack, hidden_cards
 
 ME = Player(platform="telegram", user="501", name="Ana")
@@ -236,9 +235,10 @@ async def test_without_redis_the_web_table_is_not_ready_but_alive():
     from adapters.web.config import WebSettings
 
     s = settings()
-    web = WebAdapter(nowhere, s, WebSettings(), Gateway(nowhere, s, Keys.of(s)))
+    rt = build(s, redis=nowhere)
+    web = WebAdapter(s, WebSettings(), rt.gateway, rt.watch())
     await web.start(host="127.0.0.1", port=0)
-    ops = Ops(nowhere, Keys.of(s).probe)
+    ops = Ops(nowhere, rt.keys.probe)
     ops.add(web.metrics, web.watch.problem)
     runner = await ops.start("127.0.0.1", 0, "web")
     try:

@@ -126,7 +126,7 @@ async def test_a_reconnect_mid_match_resumes_with_nothing_missed(browser):
         hand = next(m for m in now or [] if m.kind == "hand")
         await s.rt.gateway.submit(user=ME, room=_room(), token=hand.actions[0].token)
         await s.until(lambda t2, v=t.version: t2.version > v + 1 or t2.status != "running", table)
-        s.web = WebAdapter(s.redis, s.settings, s.web.ws, s.rt.gateway, block_ms=50)
+        s.web = WebAdapter(s.settings, s.web.ws, s.rt.gateway, s.rt.watch(block_ms=50))
         await s.web.start(host="127.0.0.1", port=port)
         # The page reconnects by itself (its feed sends Last-Event-ID) and logs every line it missed.
         await page.wait_for_selector("#conn[hidden]", state="attached", timeout=20000)

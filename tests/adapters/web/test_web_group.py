@@ -24,11 +24,10 @@ from adapters.web.config import WebSettings
 from adapters.web.initdata import sign_init_data
 from service.domain.identities import Room
 from service.domain.tokens import open_token
+from service.ops.runtime import build
 from service.platform.outbox import Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import move_text, render_view
-from service.store.keys import Keys
-from service.write.gateway import Gateway
 from tests.adapters.telegram.support import GROUP_ID, TOKEN, World, person, settings
 from tests.adapters.web.support import CHROMIUM, hidden_cards
 from tests.leaks import strings_in
@@ -88,8 +87,8 @@ async def _outbox(w: World) -> list[Message]:
 
 async def test_g1_two_browsers_and_a_telegram_chat_each_see_only_their_own_hand(fake_redis):
     async with World(fake_redis, service=settings(web_public_url="http://127.0.0.1")) as w:
-        web = WebAdapter(fake_redis, w.settings, WebSettings(bot_token=TOKEN),
-                         Gateway(fake_redis, w.settings, Keys.of(w.settings)), block_ms=50)
+        rt = build(w.settings, redis=fake_redis)
+        web = WebAdapter(w.settings, WebSettings(bot_token=TOKEN), rt.gateway, rt.watch(block_ms=50))
         await web.start(host="127.0.0.1", port=0)
         try:
             await _play(w, web)

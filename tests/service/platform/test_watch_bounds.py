@@ -13,7 +13,8 @@ import pytest
 
 from service.domain.identities import Player, Room
 from service.domain.messages import Message, Recipient
-from service.platform.watch import Lagging, Watch
+from service.ops.runtime import build
+from service.platform.watch import Lagging
 from tests.adapters.web.support import settings
 from tests.polling import eventually
 
@@ -39,7 +40,7 @@ def _room_message(i: int) -> bytes:
 
 async def test_a_page_that_falls_behind_is_ended_and_its_queue_is_bounded():
     redis = fakeredis.FakeAsyncRedis()
-    w = Watch(redis, settings(), block_ms=20, queue_max=32)
+    w = build(settings(), redis=redis).watch(block_ms=20, queue_max=32)
     stream = w.keys.outbox_for(TABLE)
     feed = w.follow(TABLE, ANA, "0-0")
     got = asyncio.create_task(feed.__anext__())  # the page reads one message, then nothing more
@@ -60,7 +61,7 @@ async def test_a_page_that_falls_behind_is_ended_and_its_queue_is_bounded():
 async def test_a_reconnect_from_the_start_reads_with_a_count_and_a_bound():
     redis = CountingRedis()
     redis.counts = []
-    w = Watch(redis, settings(), block_ms=20, catch_up_page=16, catch_up_max=40)
+    w = build(settings(), redis=redis).watch(block_ms=20, catch_up_page=16, catch_up_max=40)
     stream = w.keys.outbox_for(TABLE)
     for i in range(100):
         await redis.xadd(stream, {"m": _room_message(i)})
