@@ -31,6 +31,7 @@ import redis.asyncio as aioredis
 
 import engine
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.state import RUNNING
 from service.foundation import logs
 from service.foundation.settings import Settings
@@ -70,7 +71,7 @@ async def drive(gw: Gateway, worker: Worker, tables: list[tuple[Player, Room]]) 
             if t is not None and t.status == RUNNING and t.to_move() == 0 and sent.get(table) != t.version:
                 sent[table] = t.version
                 move = bots.choose_move(engine.view(t.engine, 0), "medium", t.version)
-                await gw.submit(f"/move {move}", user=who, room=room)
+                await gw.submit(Input(who, room), f"/move {move}")
         await asyncio.sleep(0.05)
 
 
@@ -87,14 +88,14 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
         who = Player(platform="bench", user=f"p{i}")
         room = Room(platform="bench", chat=f"ai{i}", kind="group")
         for text in ("/new 535", "/bots 3 hard", "/start"):
-            await gw.submit(text, user=who, room=room)
+            await gw.submit(Input(who, room), text)
             await asyncio.sleep(0.05)
         ai_tables.append((who, room))
     driver = asyncio.create_task(drive(gw, worker, ai_tables))
     a, b = Player(platform="bench", user="ana"), Player(platform="bench", user="bea")
     room = Room(platform="bench", chat="people", kind="group")
     for who, text in ((a, "/new cinquillo"), (b, "/join"), (a, "/start")):
-        await gw.submit(text, user=who, room=room)
+        await gw.submit(Input(who, room), text)
         await asyncio.sleep(0.1)
     table = await gw.table_of(room)
     assert table is not None, "the people's table was not created"
@@ -104,7 +105,7 @@ async def measure(port: int, n_ai: int, seconds: float, rate: float, in_loop: bo
     t0 = time.perf_counter()
     sent = 0
     while time.perf_counter() - t0 < seconds:
-        await gw.submit("/hand", user=[a, b][sent % 2], room=room)
+        await gw.submit(Input([a, b][sent % 2], room), "/hand")
         sent += 1
         await asyncio.sleep(1 / rate)
     await asyncio.sleep(1.0)

@@ -39,6 +39,7 @@ import redis.asyncio as aioredis
 
 import engine
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.state import FINISHED
 from service.foundation import logs
 from service.foundation.settings import Settings
@@ -107,7 +108,7 @@ class Service:
 
     async def say(self, who: Player, text: str, room: Room) -> None:
         self.n += 1
-        await self.gw.submit(text, user=who, room=room, command_id=f"bench-{self.n}")
+        await self.gw.submit(Input(who, room, command_id=f"bench-{self.n}"), text)
 
     async def settle(self) -> None:
         while await self.worker.drain():
@@ -279,8 +280,8 @@ async def soak(url: str, settings: Settings, seconds: float, rate: float) -> Non
             while started < (now - t0) * rate:
                 who = Player(platform="soak", user=f"s{started}", name="S")
                 room = Room(platform="soak", chat=f"s{started}", kind="private")
-                await gw.submit("/play cinquillo 4", user=who, room=room)
-                await gw.submit("/leave", user=who, room=room)
+                await gw.submit(Input(who, room), "/play cinquillo 4")
+                await gw.submit(Input(who, room), "/leave")
                 started += 1
             if now >= next_sample:
                 samples.append((now - t0, started, rss_kb(proc.pid)))

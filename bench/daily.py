@@ -45,6 +45,7 @@ from service.daily.retention import archive_days
 from service.daily.store import Attempt, DailyStore, record
 from service.domain import daily
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tokens import issue
 from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
@@ -129,7 +130,7 @@ async def played(r: Any, n: int) -> None:
         for i in range(n):
             p = Player(platform="bench", user=f"p{game}{i}", name=f"P{i}")
             room = Room(platform="bench", chat=f"dm{i}", kind="private")
-            await gateway.submit(f"/daily {game}", user=p, room=room, command_id=f"b:{game}:{i}")
+            await gateway.submit(Input(p, room, command_id=f"b:{game}:{i}"), f"/daily {game}")
             table = daily.table_id(gateway.secrets[0], p, game, daily.day_of(now[0]))
             tables.append(table)
             while True:
@@ -140,7 +141,7 @@ async def played(r: Any, n: int) -> None:
                     break
                 move = engine.view(t.engine, 0)["legal_moves"][0]  # the person's turn: the AI's are done
                 token = issue(gateway.secrets[0], table=table, seat=0, version=t.version, move=move)
-                await gateway.submit(user=p, room=room, token=token)
+                await gateway.submit(Input(p, room), token=token)
         own = 0
         for table in tables:
             for k in (keys.events(table), keys.snap(table), keys.done(table)):

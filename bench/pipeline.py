@@ -49,6 +49,7 @@ import engine
 from service.domain.commands import TableCommand
 from service.domain.events import MatchStarted, TableCreated
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops.runtime import build, worker_for
@@ -97,11 +98,11 @@ async def setup_tables(r: Any, settings: Settings, n: int, worker: Worker) -> di
     people = [(Player(platform="bench", user=f"a{i}"), Player(platform="bench", user=f"b{i}"))
               for i in range(n)]
     for (a, _), room in zip(people, rooms, strict=True):
-        await gw.submit("/new cinquillo", user=a, room=room)
+        await gw.submit(Input(a, room), "/new cinquillo")
     await worker.drain()
     for (a, b), room in zip(people, rooms, strict=True):
-        await gw.submit("/join", user=b, room=room)
-        await gw.submit("/start", user=a, room=room)
+        await gw.submit(Input(b, room), "/join")
+        await gw.submit(Input(a, room), "/start")
     await worker.drain()
     tables: dict[str, dict[str, Any]] = {}
     for (a, b), room in zip(people, rooms, strict=True):
@@ -235,9 +236,9 @@ async def load_time(r: Any, settings: Settings) -> tuple[int, float]:
     gw, worker = rt.gateway, rt.worker
     room = Room(platform="bench", chat="long")
     me = Player(platform="bench", user="long")
-    await gw.submit("/play cinquillo tradicional 6 puntos objetivo=60", user=me, room=room)
+    await gw.submit(Input(me, room), "/play cinquillo tradicional 6 puntos objetivo=60")
     await worker.drain()
-    await gw.submit("/leave", user=me, room=room)
+    await gw.submit(Input(me, room), "/leave")
     while await worker.drain():
         pass
     finished = await gw.table_of(room)

@@ -34,6 +34,7 @@ from redis.asyncio import Redis
 
 from bench.capacity import start_redis
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.weblinks import issue_link, table_url
 from service.foundation.settings import Settings
 from service.ops.runtime import Runtime, build
@@ -142,13 +143,13 @@ async def run(moves: int, redis: Redis | None, redis_url: str | None, processes:
     secret = stack.settings.secrets_bytes()[0]
     async with stack as s, async_playwright() as pw:
         gw = s.rt.gateway
-        await gw.submit("/new cinquillo", user=PEOPLE[0], room=GROUP, command_id="bench-new")
+        await gw.submit(Input(PEOPLE[0], GROUP, command_id="bench-new"), "/new cinquillo")
         table = gw.table_for("bench-new")
         await s.until(lambda t: t is not None, table)
-        await gw.submit("/join", user=PEOPLE[1], room=GROUP)
-        await gw.submit("/bots 1 easy", user=PEOPLE[0], room=GROUP)
+        await gw.submit(Input(PEOPLE[1], GROUP), "/join")
+        await gw.submit(Input(PEOPLE[0], GROUP), "/bots 1 easy")
         await asyncio.sleep(0.3)
-        await gw.submit("/start", user=PEOPLE[0], room=GROUP)
+        await gw.submit(Input(PEOPLE[0], GROUP), "/start")
         await s.until(lambda t: t.status == "running", table)
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         pages = []

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from adapters.terminal.screen import Screen
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation.settings import Settings
 from service.ops.runtime import build
 from service.platform.outbox import Message, OutboxReader
@@ -52,8 +53,7 @@ async def play(words: list[str], *, auto: bool = False, lang: str | None = None,
     reader = OutboxReader(rt.redis, rt.keys, [rt.keys.outbox(b) for b in range(rt.keys.buckets)])
     worker = asyncio.create_task(rt.worker.run())
     try:
-        await rt.gateway.submit("/play " + " ".join(words or ["cinquillo"]), user=me, room=room,
-                                language_code=locale)
+        await rt.gateway.submit(Input(me, room, language=locale), "/play " + " ".join(words or ["cinquillo"]))
         await rt.redis.hset(rt.keys.player_prefs("terminal", "you"), "locale", locale)
         return await _loop(rt, reader, me, room, auto, stdin, say, locale, screen)
     finally:
@@ -146,7 +146,7 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             move = bots.choose_move(hand.view or {}, "easy", seed)
             action = next(a for a in hand.actions if a.move == move)
             say(f"> {action.label}")
-            await rt.gateway.submit(user=me, room=room, token=action.token)
+            await rt.gateway.submit(Input(me, room), token=action.token)
             continue
         while True:
             line = await _ask(hand, stdin, say, locale)
@@ -160,20 +160,20 @@ async def _loop(rt: Any, reader: OutboxReader, me: Player, room: Room, auto: boo
             elif folded in AGAIN:
                 order = screen.turn(hand)
             elif folded in RULES:
-                await rt.gateway.submit(f"/rules {hand.game}", user=me, room=room)
+                await rt.gateway.submit(Input(me, room), f"/rules {hand.game}")
                 break
             elif text.isdigit() and 1 <= int(text) <= len(order):
-                await rt.gateway.submit(user=me, room=room, token=order[int(text) - 1].token)
+                await rt.gateway.submit(Input(me, room), token=order[int(text) - 1].token)
                 break
             elif text.isdigit() and hand.game != "535":
                 # No move has that number (in 535 a number may be a rank: "7" plays a 7).
                 say(translate(locale, "terminal.bad_number", n=text, last=len(order)))
             elif text.startswith("/"):
-                await rt.gateway.submit(text, user=me, room=room)
+                await rt.gateway.submit(Input(me, room), text)
                 break
             elif text:
                 typed = text
-                await rt.gateway.submit(f"/move {text}", user=me, room=room)
+                await rt.gateway.submit(Input(me, room), f"/move {text}")
                 break
 
 
@@ -198,7 +198,7 @@ async def _again(rt: Any, reader: OutboxReader, me: Player, room: Room, stdin: I
         say(translate(locale, "terminal.bye"))
         return False
     action = next(a for a in ends[-1].actions if a.move == "rematch")
-    await rt.gateway.submit(user=me, room=room, token=action.token)
+    await rt.gateway.submit(Input(me, room), token=action.token)
     return True
 
 

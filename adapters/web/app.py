@@ -49,6 +49,7 @@ from adapters.web.initdata import InitDataError, check_init_data
 from adapters.web.metrics import WebMetrics
 from adapters.web.payload import catalogue, page_message
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tokens import TokenError, open_token
 from service.domain.weblinks import LinkClaims, LinkError, issue_link, open_link
 from service.ops.health import add_liveness
@@ -279,8 +280,8 @@ def make_app(gateway: Gateway, watch: Watch, ws: WebSettings, *,
         # it, so their page gets the answer too).
         room = Room(platform=person.platform, chat=person.user, kind="private")
         await limit(person, v.locale)
-        command = await gateway.submit(user=person, room=room, token=token, claims=claims,
-                                       command_id=f"web-{cid}" if cid else None)
+        command = await gateway.submit(Input(person, room, command_id=f"web-{cid}" if cid else None),
+                                       token=token, claims=claims)
         metrics.moves.inc()
         return web.json_response({"command_id": command}, status=202, headers=_SECURITY_HEADERS)
 

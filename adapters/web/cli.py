@@ -23,6 +23,7 @@ from adapters.web.config import WebSettings
 from adapters.web.local import add_level_choice
 from adapters.web.metrics import WebMetrics
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.weblinks import LINK_TTL_S, issue_link, table_url
 from service.foundation import logs
 from service.foundation.secrets import load
@@ -130,8 +131,8 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
     words = list(words or ["cinquillo"])
 
     async def deal(level: str | None = None, wait_s: float = 10.0) -> str:
-        cid = await rt.gateway.submit("/play " + " ".join([*words, *([level] if level else [])]), user=me,
-                                      room=room, language_code=locale, command_id="web-play-1")
+        cid = await rt.gateway.submit(Input(me, room, command_id="web-play-1", language=locale),
+                                      "/play " + " ".join([*words, *([level] if level else [])]))
         table = rt.gateway.table_for(cid)
         # The page opens the link at once (the level's Deal): the worker has dealt by then.
         for _ in range(int(wait_s / 0.05)):
@@ -148,7 +149,7 @@ async def _play(words: list[str], lang: str | None, port: int, open_browser: boo
             add_level_choice(adapter.app, key=key, deal=deal, index=STATIC / "index.html")
         await adapter.start(port=port)
         # The language through the service, as a person would say it (no Redis write here).
-        await rt.gateway.submit(f"/lang {locale}", user=me, room=room, command_id="web-play-lang")
+        await rt.gateway.submit(Input(me, room, command_id="web-play-lang"), f"/lang {locale}")
         if choose:
             game = parse_command("/play " + " ".join(words)).args["game"]
             url = f"{adapter.base_url}/new?" + urlencode({"s": key, "game": game, "lang": locale})

@@ -35,6 +35,7 @@ from adapters.webhook import signing
 from adapters.webhook.config import WebhookSettings
 from adapters.webhook.models import Accepted, ActionEvent, MessageEvent, inbound
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation import logs
 from service.ops.health import add_liveness
 from service.platform.delivery import DeliveryMetrics
@@ -212,11 +213,11 @@ def make_app(gateway: Gateway, settings: WebhookSettings, *, metrics: WebhookMet
         user = Player(platform=name, user=event.user.id, name=event.user.name)
         room = Room(platform=name, chat=event.chat.id, kind=event.chat.kind)
         if isinstance(event, ActionEvent):
-            await gateway.submit(user=user, room=room, token=event.token, language_code=event.user.locale,
-                                 command_id=cid, replaces=event.message)
+            said = Input(user, room, command_id=cid, language=event.user.locale, replaces=event.message)
+            await gateway.submit(said, token=event.token)
         else:
-            await gateway.submit(event.text, user=user, room=room, language_code=event.user.locale,
-                                 command_id=cid, room_title=event.chat.title)
+            said = Input(user, room, command_id=cid, language=event.user.locale, room_title=event.chat.title)
+            await gateway.submit(said, event.text)
 
     async def openapi_view(_: web.Request) -> web.Response:
         return web.Response(body=openapi, content_type="application/json")

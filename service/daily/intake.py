@@ -26,7 +26,7 @@ from service.daily.store import DailyStore, member, note_group
 from service.domain import daily
 from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
-from service.domain.inputs import Handlers, Input, Reply
+from service.domain.inputs import Handlers, Received, Reply
 from service.domain.messages import Action
 from service.domain.tables.base import commitment
 from service.domain.tokens import Claims, issue
@@ -51,7 +51,7 @@ NOTED = frozenset({"new", "join", "tournament", "top", "rating", "stats"})
 the groups their share buttons offer (the gateway notes them, with the group's title)."""
 
 Send = Callable[[TableCommand], Awaitable[None]]
-Post = Callable[[Input, str], Awaitable[str]]
+Post = Callable[[Received, str], Awaitable[str]]
 
 
 def group_code(chat: str) -> str:
@@ -71,7 +71,7 @@ class DailyIntake:
         self.send, self.post, self.grace_s = send, post, grace_s
         self.log = logs.get("daily")
 
-    async def note(self, inp: Input, name: str) -> None:
+    async def note(self, inp: Received, name: str) -> None:
         """A command sent in a group: after one of :data:`NOTED`, the person counts as using the bot
         there (with the group's title, when the platform gave it)."""
         if inp.room.kind == "group" and name in NOTED:
@@ -115,7 +115,7 @@ class DailyIntake:
                                      actor=user, room=room, locale=locale, at=now))
         return table, None
 
-    async def command(self, inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
+    async def command(self, inp: Received, name: str, args: dict[str, Any], reply: Reply) -> str:
         """``/daily [game] [week|board|share]`` (see the module docstring)."""
         game, what = args.get("game") or "cinquillo", args.get("what")
         user, room, locale, now = inp.user, inp.room, inp.locale, inp.at
@@ -197,14 +197,14 @@ class DailyIntake:
             rows.append((day, att, st))
         return texts.week_text(locale, game, rows, await self.store.streaks(user, game, today))
 
-    async def _share_here(self, inp: Input, game: str, reply: Reply) -> str:
+    async def _share_here(self, inp: Received, game: str, reply: Reply) -> str:
         text = await self.share_text(inp.user, game, inp.locale, inp.at)
         if text is None:
             return await reply(translate(inp.locale, "refusal.daily_nothing_to_share",
                                          game=texts.GAME_NAMES[game]), "daily_nothing_to_share")
         return await reply(text)
 
-    async def pressed(self, inp: Input, claims: Claims, token: str, reply: Reply) -> str:
+    async def pressed(self, inp: Received, claims: Claims, token: str, reply: Reply) -> str:
         """A daily button, for whoever pressed it: post their share text in a group of theirs, or
         show today's board or their week."""
         user, locale, now = inp.user, inp.locale, inp.at

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.identities import Player, Room
-from service.domain.inputs import Handlers, Input, Reply
+from service.domain.inputs import Handlers, Received, Reply
 from service.domain.messages import Action
 from service.domain.tokens import Claims, issue
 from service.protocol.i18n import translate
@@ -170,10 +170,10 @@ def register(handlers: Handlers, store: RatingStore, secret: bytes) -> None:
     """Answer ``/rating`` and ``/top``, and the board buttons (tokens naming :data:`BOARD`), in the
     gateway's table of handlers."""
 
-    async def command(inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
+    async def command(inp: Received, name: str, args: dict[str, Any], reply: Reply) -> str:
         return await reply(**await answer(store, name, args, inp.user, inp.room, inp.locale, inp.at, secret))
 
-    async def pressed(inp: Input, claims: Claims, token: str, reply: Reply) -> str:
+    async def pressed(inp: Received, claims: Claims, token: str, reply: Reply) -> str:
         return await reply(**await press(store, claims.move, inp.user, inp.room, inp.locale, inp.at, secret))
 
     for name in ("rating", "top"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.domain.commands import TableCommand
-from service.domain.inputs import Handlers, Input, Reply
+from service.domain.inputs import Handlers, Received, Reply
 from service.domain.tokens import Claims
 from service.protocol.i18n import translate
 from service.store.decoding import as_text
@@ -25,7 +25,7 @@ SIGNUP_MOVES = ("join", "leave", "start")
 def register(handlers: Handlers, redis: Any, keys: Keys, secret: bytes) -> None:
     """Send ``/tournament`` and the sign-up buttons (tokens naming a tournament) to the director."""
 
-    async def command(inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
+    async def command(inp: Received, name: str, args: dict[str, Any], reply: Reply) -> str:
         # ``open`` makes a new tournament; anything else is for the one the group shows.
         if args.get("action") == "open":
             tid = tournament_id(secret, inp.command_id)
@@ -37,13 +37,13 @@ def register(handlers: Handlers, redis: Any, keys: Keys, secret: bytes) -> None:
             tid = as_text(shown)
         return await _send(inp, tid, args)
 
-    async def pressed(inp: Input, claims: Claims, token: str, reply: Reply) -> str:
+    async def pressed(inp: Received, claims: Claims, token: str, reply: Reply) -> str:
         # A sign-up button: join, leave or start, for whoever pressed it.
         if claims.move not in SIGNUP_MOVES:
             return await reply(translate(inp.locale, "refusal.token_forged"), "token_forged")
         return await _send(inp, claims.table, {"action": claims.move}, token)
 
-    async def _send(inp: Input, tid: str, args: dict[str, Any], token: str | None = None) -> str:
+    async def _send(inp: Received, tid: str, args: dict[str, Any], token: str | None = None) -> str:
         cmd = TableCommand(id=inp.cid, table=tid, name="tournament", args=args, actor=inp.user, room=inp.room,
                            locale=inp.locale, token=token, at=inp.at, moderator=inp.moderator)
         await redis.xadd(keys.tournament_commands(), {"c": cmd.dumps()})

@@ -1,7 +1,9 @@
 """The single entry point of every adapter: chat text, an action token or a typed command in, a command
 id out.
 
-``submit`` makes one :class:`~service.domain.inputs.Input` of the call, parses the text once (bad
+``submit`` takes the adapter's :class:`~service.domain.inputs.Input` (who, where, command id, language,
+moderator, replaced message) and what it carries, resolves it once into a
+:class:`~service.domain.inputs.Received` (command id, locale, time), parses the text once (bad
 syntax, or a command sent to the wrong kind of chat, is answered at once, in the player's language, and
 goes no further), hands the commands that need no table to their handlers (:class:`Handlers`: the
 gateway's own ``/help``, ``/rules``, ``/lang``, ``/stats`` in :mod:`service.write.answers`, the
@@ -47,7 +49,7 @@ from typing import Any
 from service.daily.intake import DailyIntake
 from service.domain.commands import CREATING, TableCommand, Typed
 from service.domain.identities import Player, Room
-from service.domain.inputs import Handlers, Input, Reply
+from service.domain.inputs import Handlers, Input, Moderator, Received, Reply
 from service.domain.messages import Action, Message, Recipient
 from service.domain.tokens import Claims, TokenError, open_token
 from service.foundation.settings import Settings
@@ -94,7 +96,7 @@ def new_table_id() -> str:
     return base64.b32encode(secrets.token_bytes(10)).decode()[:10].lower()
 
 
-async def _ask(moderator: bool | Callable[[], Awaitable[bool]], name: str) -> bool:
+async def _ask(moderator: Moderator, name: str) -> bool:
     """Whether the sender moderates the room, asked of the platform only for a moderated command."""
     if not callable(moderator):
         return moderator
@@ -161,7 +163,7 @@ class Gateway:
         """The bucket whose outbox carries a room's replies that concern no table."""
         return self.keys.bucket(f"{room.platform}:{room.chat}")
 
-    async def reply(self, inp: Input, text: str, code: str | None = None, *, locale: str | None = None,
+    async def reply(self, inp: Received, text: str, code: str | None = None, *, locale: str | None = None,
                     actions: list[Action] | None = None, redraw: bool = False) -> str:
         """Answer an input at once, in its room, through the outbox like every other message (``code``:
         a refusal's machine-readable code; ``actions``, ``redraw``: a board's, :mod:`service.ratings.boards`).
@@ -181,39 +183,34 @@ class Gateway:
             await pipe.execute()
         return inp.cid
 
-    async def submit(self, text: str | None = None, *, user: Player, room: Room, token: str | None = None,
+    async def submit(self, said: Input, text: str | None = None, *, token: str | None = None,
                      claims: Claims | None = None, request: Typed | None = None,
-                     language_code: str | None = None, command_id: str | None = None,
-                     moderator: bool | Callable[[], Awaitable[bool]] = False,
-                     intercept: Callable[[Command], Awaitable[bool]] | None = None,
-                     replaces: str | None = None, room_title: str | None = None) -> str:
-        """Hand one input of a person to the service; returns the command id.  The input is chat
-        ``text`` (parsed here, once), a button's action ``token`` (with its ``claims`` when the adapter
-        opened it already: it is opened once), or a typed table command (``request``,
-        :mod:`service.domain.commands`) for the room's table, which an adapter builds when it knows
-        what the person asked (a lobby button, a settings keyboard).
+                     intercept: Callable[[Command], Awaitable[bool]] | None = None) -> str:
+        """Hand one input of a person (``said``: the adapter's translation of what its platform
+        delivered) to the service; returns the command id.  It carries chat ``text`` (parsed here,
+        once), a button's action ``token`` (with its ``claims`` when the adapter opened it already: it
+        is opened once), or a typed table command (``request``, :mod:`service.domain.commands`) for the
+        room's table, which an adapter builds when it knows what the person asked (a lobby button, a
+        settings keyboard).
 
-        ``command_id`` is the adapter's idempotency key (a platform update id, a webhook id): a second
-        submission with the same id is answered as a duplicate and not acted on.  ``moderator``: the
-        platform says this person moderates the room (a group admin), so they may do what the table's
-        creator does; a callable is asked only for those commands (``chats.MODERATED``).
-        ``intercept``: the adapter's own handling of a parsed text command (a group's ``/lang``),
-        True when it answered it and the service does nothing more.  ``replaces``: the platform's
-        reference to the message whose button was pressed (a board redraws it there); ``room_title``:
-        a group's name, when the platform gives it (the daily deal's share buttons show it).
+        ``said.command_id`` is the adapter's idempotency key: a second submission with the same id is
+        answered as a duplicate and not acted on.  ``said.moderator`` is asked (when a callable) only
+        for the commands that need it (``chats.MODERATED``).  ``intercept``: the adapter's own handling
+        of a parsed text command (a group's ``/lang``), True when it answered it and the service does
+        nothing more.
 
         Returns once every write is on the replicas a failover could promote (raises
         :class:`~service.store.replicas.NotReplicated` when they do not confirm in time).
         """
-        inp = Input(user=user, room=room, cid=command_id or new_command_id(),
-                    locale=await self.locale_of(user, language_code), at=self.clock(),
-                    marked=command_id is not None, replaces=replaces, room_title=room_title)
-        await self._submit(inp, text, token, claims, request, moderator, intercept)
+        inp = Received(user=said.user, room=said.room, cid=said.command_id or new_command_id(),
+                       locale=await self.locale_of(said.user, said.language), at=self.clock(),
+                       marked=said.command_id is not None, replaces=said.replaces, room_title=said.room_title)
+        await self._submit(inp, said.moderator, text, token, claims, request, intercept)
         await self.replicas.confirm()
         return inp.cid
 
-    async def _submit(self, inp: Input, text: str | None, token: str | None, claims: Claims | None,
-                      request: Typed | None, moderator: bool | Callable[[], Awaitable[bool]],
+    async def _submit(self, inp: Received, moderator: Moderator, text: str | None, token: str | None,
+                      claims: Claims | None, request: Typed | None,
                       intercept: Callable[[Command], Awaitable[bool]] | None) -> str:
         if token is not None:
             inp = replace(inp, moderator=await _ask(moderator, "action"))
@@ -241,7 +238,7 @@ class Gateway:
             return await handler(inp, name, args, reply)
         return await self._table_command(inp, name, args, reply)
 
-    async def _table_command(self, inp: Input, name: str, args: dict[str, Any], reply: Reply) -> str:
+    async def _table_command(self, inp: Received, name: str, args: dict[str, Any], reply: Reply) -> str:
         """A command for a table: the new one (``/new``, ``/play``), the named one, or the room's."""
         user, room = inp.user, inp.room
         if name in CREATING:
@@ -282,7 +279,7 @@ class Gateway:
                                    args=[table, args.get(ROOM_WAS) or ""])
         return inp.cid
 
-    async def _press(self, inp: Input, token: str, claims: Claims | None, reply: Reply) -> str:
+    async def _press(self, inp: Received, token: str, claims: Claims | None, reply: Reply) -> str:
         """A button: its token opened once (here, unless the adapter did), then handed to what it names
         (a board, a tournament: :class:`Handlers`) or sent to its table as the move it claims."""
         if claims is None:

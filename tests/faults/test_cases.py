@@ -20,6 +20,7 @@ import pytest
 
 from service.domain.events import MovePlayed, PlayerJoined, TableCreated
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from tests.adapters.webhook.support import PLATFORM, event
 from tests.faults import oom
 from tests.faults.proxy import command, has_entries, xreadgroup
@@ -158,7 +159,7 @@ async def test_worker_commands_held_when_redis_died_are_redone_in_seconds(stack,
     s = stack
     rule = s.proxy.arm(xreadgroup(s.settings.group, client="worker"), "kill_server_after", reply=has_entries)
     user, room = Player(platform=PLATFORM, user="u1"), Room(platform=PLATFORM, chat="dm1", kind="private")
-    cid = await s.gateway.submit("/play cinquillo 2", user=user, room=room, command_id="held-1")
+    cid = await s.gateway.submit(Input(user, room, command_id="held-1"), "/play cinquillo 2")
     await rule.wait(RECOVERY_S)
     assert not redis_server.running
     redis_server.restart()

@@ -9,6 +9,7 @@ from typing import Any
 
 from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.decide import Context
 from service.foundation.settings import Settings
 from service.ops.runtime import build
@@ -39,6 +40,17 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+_SAID = {"command_id": "command_id", "language_code": "language", "moderator": "moderator",
+         "replaces": "replaces", "room_title": "room_title"}
+
+
+def said_by(who: Player, room: Room, **kw: Any) -> tuple[Input, dict[str, Any]]:
+    """A test's keywords as an adapter's :class:`Input` (its command id, ``language_code``, moderator,
+    replaced message, room title) and the keywords of what it carries (``token``, ``request``...)."""
+    said = {_SAID[k]: kw.pop(k) for k in list(kw) if k in _SAID}
+    return Input(who, room, **said), kw
 
 
 def seeds(prefix: str = "seed") -> Any:
@@ -101,7 +113,8 @@ class Harness:
     async def send(self, who: Player, text: str | None = None, room: Room = GROUP,
                    **kw: Any) -> list[Message]:
         """Submit, let the worker finish everything, and return the new outbox messages."""
-        await self.gateway.submit(text, user=who, room=room, **kw)
+        said, carried = said_by(who, room, **kw)
+        await self.gateway.submit(said, text, **carried)
         return await self.settle()
 
     async def settle(self) -> list[Message]:

@@ -25,13 +25,14 @@ from aiogram.types import CallbackQuery, InlineKeyboardMarkup
 from adapters.telegram import keyboards, menu
 from adapters.telegram.callbacks import GAMES, TOKEN_RE, Cfg, Daily, Lobby
 from adapters.telegram.content import MAIN, PLATFORM, Content, Edit
-from adapters.telegram.handlers.people import is_moderator, player_of
+from adapters.telegram.handlers.people import is_moderator, player_of, said_by
 from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.polling import durable
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.sender import Sender
 from service.domain.commands import Bots, Join, Plain, Typed
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tokens import Claims, TokenError, open_token
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
@@ -72,9 +73,9 @@ async def _submit(cq: CallbackQuery, gateway: Gateway, presses: Presses, request
     cid = command_id(cq.id)
     presses.expect(cid)
     try:
-        await gateway.submit(request=request, user=user, room=room, token=token, claims=claims,
-                             command_id=cid, moderator=moderator, language_code=cq.from_user.language_code,
-                             replaces=replaces)
+        said = Input(user, room, command_id=cid, language=cq.from_user.language_code, moderator=moderator,
+                     replaces=replaces)
+        await gateway.submit(said, request=request, token=token, claims=claims)
     except BaseException:
         presses.discard(cid)
         raise
@@ -200,8 +201,7 @@ async def daily_handler(cq: CallbackQuery, callback_data: Daily, gateway: Gatewa
     if game is None or room is None or room.kind != "private":
         locale = await gateway.locale_of(player_of(cq.from_user), cq.from_user.language_code)
         return cq.answer(translate(locale, "tg.alert.invalid"), show_alert=True)
-    await gateway.submit(f"/daily {game}", user=player_of(cq.from_user), room=room,
-                         command_id=command_id(cq.id), language_code=cq.from_user.language_code)
+    await gateway.submit(said_by(cq.from_user, room, command_id(cq.id)), f"/daily {game}")
     return cq.answer()
 
 

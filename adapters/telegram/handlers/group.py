@@ -12,11 +12,12 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import OutboxHandler
 from adapters.telegram.content import PLATFORM, Content, Post
-from adapters.telegram.handlers.people import is_moderator, player_of
+from adapters.telegram.handlers.people import is_moderator, player_of, said_by
 from adapters.telegram.handlers.private import hand_handler
 from adapters.telegram.menu import games_content
 from adapters.telegram.sender import Sender
 from service.domain.identities import Room
+from service.domain.inputs import Input
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
 from service.protocol.names import names_of
@@ -44,9 +45,8 @@ async def new_handler(message: Message, command: CommandObject, gateway: Gateway
         content = games_content(locale, "g", translate(locale, "tg.pick_game"))
         await sender.deliver(Post(room.chat, content, _command_id(message)))
         return
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=language, command_id=_command_id(message),
-                         room_title=message.chat.title)
+    said = said_by(message.from_user, room, _command_id(message), language, room_title=message.chat.title)
+    await gateway.submit(said, message.text)
 
 
 async def lang_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
@@ -63,8 +63,8 @@ async def lang_handler(message: Message, gateway: Gateway, platform_state: Platf
         await sender.deliver(Post(room.chat, Content(translate(locale, "tg.lang")), _command_id(message)))
         return True
 
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         command_id=_command_id(message), intercept=for_the_group)
+    await gateway.submit(Input(player_of(message.from_user), room, command_id=_command_id(message)),
+                         message.text, intercept=for_the_group)
 
 
 async def stats_handler(message: Message, gateway: Gateway, platform_state: PlatformState,
@@ -84,8 +84,8 @@ async def stats_handler(message: Message, gateway: Gateway, platform_state: Plat
         lines.append(translate(locale, "tg.group_wins",
                                wins=", ".join(f"{name} {n}" for _, (name, n) in ranked)))
     await sender.deliver(Post(room.chat, Content("\n".join(lines)), _command_id(message)))
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=language, command_id=_command_id(message) + ":u")
+    said = said_by(message.from_user, room, _command_id(message) + ":u", language)
+    await gateway.submit(said, message.text)
 
 
 async def migrate_handler(message: Message, outbox: OutboxHandler) -> None:
@@ -105,9 +105,9 @@ async def command_handler(message: Message, gateway: Gateway, platform_state: Pl
     assert message.from_user is not None
     language = await _language(message, platform_state, room)
     chat, user = message.chat, message.from_user
-    await gateway.submit(message.text, user=player_of(user), room=room, language_code=language,
-                         command_id=_command_id(message), moderator=lambda: is_moderator(bot, chat, user),
-                         room_title=chat.title)
+    said = said_by(user, room, _command_id(message), language,
+                   moderator=lambda: is_moderator(bot, chat, user), room_title=chat.title)
+    await gateway.submit(said, message.text)
 
 
 def router() -> Router:

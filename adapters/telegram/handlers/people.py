@@ -11,12 +11,22 @@ from aiogram.types import CallbackQuery, Chat, Message, TelegramObject, User
 
 from adapters.telegram.content import PLATFORM
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input, Moderator
 from service.platform.platform_state import PlatformState
 
 
 def player_of(user: User) -> Player:
     """The service's player for a Telegram user (identity is the numeric user id)."""
     return Player(platform=PLATFORM, user=str(user.id), name=user.full_name or user.username or str(user.id))
+
+
+def said_by(user: User, room: Room, command_id: str, language: str | None = None, *,
+            moderator: Moderator = False, room_title: str | None = None) -> Input:
+    """The service's input of a Telegram user in ``room`` (``command_id``: from the update, so that a
+    redelivery is answered once; ``language``: the user's language unless the chat's is given)."""
+    return Input(player_of(user), room, command_id=command_id,
+                 language=language if language is not None else user.language_code,
+                 moderator=moderator, room_title=room_title)
 
 
 def room_of(chat: Chat, chat_id: str | None = None) -> Room:

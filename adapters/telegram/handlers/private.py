@@ -8,11 +8,12 @@ from aiogram.types import Message
 
 from adapters.telegram.consumer import resend_slot
 from adapters.telegram.content import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, Post
-from adapters.telegram.handlers.people import player_of
+from adapters.telegram.handlers.people import player_of, said_by
 from adapters.telegram.menu import games_content, greeting_content
 from adapters.telegram.sender import Sender
 from service.domain.commands import Plain
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
 from service.protocol.names import names_of
@@ -28,9 +29,8 @@ async def hand_handler(message: Message, gateway: Gateway, room: Room) -> None:
     private chat (its command id has its own prefix, :data:`HAND_PREFIX`, so that the hand it causes
     is sent anew, not as an edit of the one far up, which would change nothing the player sees)."""
     assert message.from_user is not None
-    await gateway.submit(request=Plain(name="hand"), user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code,
-                         command_id=f"{HAND_PREFIX}{message.chat.id}:{message.message_id}")
+    hand = f"{HAND_PREFIX}{message.chat.id}:{message.message_id}"
+    await gateway.submit(said_by(message.from_user, room, hand), request=Plain(name="hand"))
 
 
 async def deep_link_handler(message: Message, command: CommandObject, gateway: Gateway,
@@ -40,8 +40,7 @@ async def deep_link_handler(message: Message, command: CommandObject, gateway: G
     table = command.args or ""
     if await resend_slot(platform_state, sender, room.chat, table):
         return
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code, command_id=_command_id(message))
+    await gateway.submit(said_by(message.from_user, room, _command_id(message)), message.text)
 
 
 async def start_handler(message: Message, gateway: Gateway, sender: Sender) -> None:
@@ -65,8 +64,7 @@ async def play_handler(message: Message, command: CommandObject, gateway: Gatewa
         return
     await end_previous(gateway, platform_state, player_of(user), room, _command_id(message),
                        user.language_code)
-    await gateway.submit(message.text, user=player_of(user), room=room,
-                         language_code=user.language_code, command_id=_command_id(message))
+    await gateway.submit(said_by(user, room, _command_id(message)), message.text)
 
 
 async def end_previous(gateway: Gateway, platform_state: PlatformState, user: Player, room: Room,
@@ -80,15 +78,14 @@ async def end_previous(gateway: Gateway, platform_state: PlatformState, user: Pl
     ref = await platform_state.get_message_ref(PLATFORM, room.chat, old, MAIN)
     if ref is not None and ref.rank[1] == FINAL_RANK:
         return
-    await gateway.submit(request=Plain(name="cancel"), user=user, room=room, language_code=language,
-                         command_id=f"{command_id}:x")
+    await gateway.submit(Input(user, room, command_id=f"{command_id}:x", language=language),
+                         request=Plain(name="cancel"))
 
 
 async def text_handler(message: Message, gateway: Gateway, room: Room) -> None:
     """Any other text goes to the service, which parses the chat command protocol."""
     assert message.from_user is not None
-    await gateway.submit(message.text, user=player_of(message.from_user), room=room,
-                         language_code=message.from_user.language_code, command_id=_command_id(message))
+    await gateway.submit(said_by(message.from_user, room, _command_id(message)), message.text)
 
 
 def router() -> Router:

@@ -14,6 +14,7 @@ import fakeredis
 from adapters.web.cli import WebAdapter
 from adapters.web.config import WebSettings
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation.settings import Settings
 from service.ops.runtime import Runtime, build
 from service.store import repository
@@ -66,7 +67,7 @@ class Stack:
         """A table of ``me`` against AI players (``/play`` in their private chat); returns its id once
         the match runs."""
         room = Room(platform=me.platform, chat=me.user, kind="private")
-        await self.rt.gateway.submit(f"/play {words}", user=me, room=room, command_id=cid, language_code="en")
+        await self.rt.gateway.submit(Input(me, room, command_id=cid, language="en"), f"/play {words}")
         table = self.rt.gateway.table_for(cid)
         await self.until(lambda t: t is not None and t.status == "running", table)
         return table

@@ -11,6 +11,7 @@ import aiohttp
 
 from adapters.web.initdata import sign_init_data
 from service.domain.identities import Player
+from service.domain.inputs import Input
 from service.domain.weblinks import issue_link
 from service.ops.health import Ops
 from service.ops.runtime import build
@@ -269,7 +270,7 @@ async def test_the_rematch_link_is_for_the_same_viewer_and_refused_without_a_rem
         now = await s.web.watch.now(table, ME, "en")
         end = next(m for m in now or [] if m.kind == "hand")
         again = next(a for a in end.actions if a.move == "rematch")
-        await s.rt.gateway.submit(user=ME, room=_private(), token=again.token)
+        await s.rt.gateway.submit(Input(ME, _private()), token=again.token)
         new = await s.until(lambda t2: t2 is not None, rematch.table_id(table))
         status, body = await s.get("/api/next", k=link(table))
         assert status == 200 and body["table"] == new.id
@@ -295,6 +296,6 @@ async def _finish(s, table: str) -> None:
         if hand is None:
             await asyncio.sleep(0.02)
             continue
-        await s.rt.gateway.submit(user=ME, room=_private(), token=hand.actions[0].token)
+        await s.rt.gateway.submit(Input(ME, _private()), token=hand.actions[0].token)
         await s.until(lambda t2, v=t.version: t2.version > v, table)
     raise AssertionError("the match did not end")

@@ -12,6 +12,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from service.domain.identities import Player
+from service.domain.inputs import Input
 from service.domain.weblinks import issue_link, table_url
 from tests.adapters.web import pages
 from tests.adapters.web.support import CHROMIUM, Stack, hidden_cards
@@ -124,7 +125,7 @@ async def test_a_reconnect_mid_match_resumes_with_nothing_missed(browser):
         t = await s.until(lambda t: t.to_move() == t.seat_of(ME) or t.status != "running", table)
         now = await s.web.watch.now(table, ME, "en")
         hand = next(m for m in now or [] if m.kind == "hand")
-        await s.rt.gateway.submit(user=ME, room=_room(), token=hand.actions[0].token)
+        await s.rt.gateway.submit(Input(ME, _room()), token=hand.actions[0].token)
         await s.until(lambda t2, v=t.version: t2.version > v + 1 or t2.status != "running", table)
         s.web = WebAdapter(s.settings, s.web.ws, s.rt.gateway, s.rt.watch(block_ms=50))
         await s.web.start(host="127.0.0.1", port=port)

@@ -9,6 +9,7 @@ import logging
 import time
 
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.weblinks import issue_link
 from tests.adapters.web.support import Stack
 
@@ -32,7 +33,7 @@ async def test_a_feed_whose_page_closed_ends_without_an_error_logged(caplog):
         # Messages for that viewer keep coming: the feed's next writes meet the closed socket.
         room = Room(platform="telegram", chat="501", kind="private")
         for i in range(3):
-            await s.rt.gateway.submit("/hand", user=ME, room=room, command_id=f"hand-{i}-{table}")
+            await s.rt.gateway.submit(Input(ME, room, command_id=f"hand-{i}-{table}"), "/hand")
             await asyncio.sleep(0.3)
         await asyncio.sleep(0.5)
         assert s.web.app is not None

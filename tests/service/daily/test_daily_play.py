@@ -13,6 +13,7 @@ from service.domain import daily
 from service.domain.commands import TableCommand
 from service.domain.events import MatchStarted, MovePlayed, TableCancelled, decode
 from service.domain.identities import Player
+from service.domain.inputs import Input
 from service.protocol.i18n import translate
 from service.store.repository import load
 from tests.service.daily.support import DAY, NOON, dm, hands_of, harness, play
@@ -101,7 +102,7 @@ async def test_d3_while_it_runs_daily_again_on_any_surface_gives_the_same_attemp
 
 async def test_d3_a_flood_of_daily_commands_makes_one_attempt(fake_redis):
     h = harness(fake_redis)
-    await asyncio.gather(*(h.gateway.submit("/daily", user=ANA, room=dm(ANA), command_id=f"tg:m:1:{i}")
+    await asyncio.gather(*(h.gateway.submit(Input(ANA, dm(ANA), command_id=f"tg:m:1:{i}"), "/daily")
                            for i in range(30)))
     sent = sum([await fake_redis.xlen(k) for k in h.keys.all_commands()])
     assert sent == 1  # one command for the whole flood: the first one's answer is on its way

@@ -12,6 +12,7 @@ import pytest
 import engine
 from service.domain import daily
 from service.domain.identities import Room
+from service.domain.inputs import Input
 from service.domain.tokens import issue
 from service.store.repository import load
 from service.write.gateway import Gateway
@@ -95,7 +96,7 @@ async def test_d4_a_groups_board_lists_its_members_who_played(fake_redis):
 
 async def test_d5_the_share_button_posts_the_pressers_own_result_once_in_their_group(fake_redis):
     h = harness(fake_redis)
-    await h.gateway.submit("/join", user=ANA, room=GROUP, room_title="Los del mus")  # no table: refused
+    await h.gateway.submit(Input(ANA, GROUP, room_title="Los del mus"), "/join")  # no table: refused
     await h.send(ANA, "/daily", room=dm(ANA))
     await play(h, ANA)
     standing = (await h.send(ANA, "/daily", room=dm(ANA)))[0]
@@ -145,7 +146,7 @@ async def test_a_role_with_another_daily_secret_is_refused_rather_than_dealing_a
     h = harness(fake_redis)
     await h.send(ANA, "/daily", room=dm(ANA))
     other = Gateway(fake_redis, h.settings.model_copy(update={"daily_secret": None}), h.keys, clock=h.clock)
-    await other.submit("/daily", user=BEA, room=dm(BEA))
+    await other.submit(Input(BEA, dm(BEA)), "/daily")
     msgs = await h.settle()
     assert [m.code for m in msgs] == ["daily_unavailable"]
     assert await other.daily.store.mine(BEA, "cinquillo", DAY) is None

@@ -17,6 +17,7 @@ from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.crc import key_slot
 
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.replay import verify
 from service.foundation.settings import Settings
 from service.ops.runtime import connect, worker_for
@@ -108,7 +109,7 @@ async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_
     people = [Player(platform="cl", user=f"u{i}", name=f"U{i}") for i in range(n)]
     try:
         for i, (p, r) in enumerate(zip(people, rooms, strict=True)):
-            await gw.submit("/play 535 3" if i % 2 else "/play cinquillo 4", user=p, room=r)
+            await gw.submit(Input(p, r), "/play 535 3" if i % 2 else "/play cinquillo 4")
         tables: list[str] = []
 
         async def created() -> bool:
@@ -121,7 +122,7 @@ async def test_matches_across_many_buckets_end_correctly_with_every_lua_call_in_
         nodes = {cluster.get_node_from_key(gw.keys.events(t)).name for t in tables}
         assert len(nodes) == 3, nodes
         for p, r in zip(people, rooms, strict=True):
-            await gw.submit("/leave", user=p, room=r)  # AI players play every seat to the end
+            await gw.submit(Input(p, r), "/leave")  # AI players play every seat to the end
 
         async def finished() -> bool:
             return all([(await load(workers[0].store, t)).status == "finished" for t in tables])
@@ -161,7 +162,7 @@ async def test_a_turn_timer_fires_on_the_cluster(cluster):
     gw, w = Gateway(cluster, s, Keys.of(s)), worker_for(cluster, s, timers=False)
     ana = Player(platform="cl", user="ana", name="Ana")
     room = Room(platform="cl", chat="timer")
-    await gw.submit("/play cinquillo 3", user=ana, room=room)
+    await gw.submit(Input(ana, room), "/play cinquillo 3")
     await w.drain()
     table = await gw.table_of(room)
     assert table is not None
@@ -195,7 +196,7 @@ async def test_delivery_wakes_on_the_doorbell_and_reads_every_bucket_in_order(cl
         await _until(lambda: _true(d._bell.last is not None and len(d.owned) == 2), 10)
         people = [Player(platform="cl", user=f"d{i}", name=f"D{i}") for i in range(6)]
         for i, p in enumerate(people):
-            await gw.submit("/play 535 3", user=p, room=Room(platform="cl", chat=f"d{i}"))
+            await gw.submit(Input(p, Room(platform="cl", chat=f"d{i}")), "/play 535 3")
         await w.drain()
 
         async def delivered() -> bool:

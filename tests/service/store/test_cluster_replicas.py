@@ -31,6 +31,7 @@ import redis
 from redis.asyncio.cluster import RedisCluster
 
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.replay import verify
 from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
@@ -140,9 +141,9 @@ async def test_every_role_runs_on_the_cluster_and_each_replica_holds_what_its_ma
     tables: list[str] = []
     try:
         for i, (p, r) in enumerate(zip(people, rooms, strict=True)):
-            await gw.submit("/play 535 3" if i % 2 else "/play cinquillo 4", user=p, room=r)
+            await gw.submit(Input(p, r), "/play 535 3" if i % 2 else "/play cinquillo 4")
         for p, r in zip(people, rooms, strict=True):
-            await gw.submit("/leave", user=p, room=r)  # AI players play every seat to the end
+            await gw.submit(Input(p, r), "/leave")  # AI players play every seat to the end
 
         async def finished() -> bool:
             nonlocal tables
@@ -194,8 +195,8 @@ async def test_a_silent_replica_holds_back_every_acknowledgement(cluster, replic
     proc.send_signal(signal.SIGSTOP)
     try:
         with pytest.raises(NotReplicated):
-            await gw.submit("/play cinquillo 4", user=person, room=Room(platform="cl", chat="s1"),
-                            command_id="s-1")
+            await gw.submit(Input(person, Room(platform="cl", chat="s1"), command_id="s-1"),
+                            "/play cinquillo 4")
         table = gw.table_for("s-1")
         on = cluster.get_node_from_key(keys.commands_for(table)).port
         # Written on its own master all the same (only the acknowledgement is held back).

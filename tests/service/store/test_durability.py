@@ -26,6 +26,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.domain.tables.replay import verify
 from service.ops.runtime import worker_for
 from service.store.keys import Keys
@@ -111,7 +112,7 @@ class Players:
             last = self.sent.get(table)
             stalled = last is not None and now - max(last[1], self.news.get(table, 0)) > STALL_S
             if last is None or last[0] < version or stalled:
-                cid = await self.gw.submit(token=token, user=self.people[user], room=self.rooms[user])
+                cid = await self.gw.submit(Input(self.people[user], self.rooms[user]), token=token)
                 self.pending[cid] = table
                 self.sent[table] = (version, now)
 
@@ -129,7 +130,7 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(tmp_path):
     report: dict[str, Any] = {}
     try:
         for user, person in p.people.items():
-            await gw.submit("/play cinquillo 2", user=person, room=p.rooms[user])
+            await gw.submit(Input(person, p.rooms[user]), "/play cinquillo 2")
         deadline = time.monotonic() + 60
         killed_at = None
         while time.monotonic() < deadline and len(p.over) < TABLES:

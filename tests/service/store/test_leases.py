@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from service.domain.inputs import Input
 from service.store.leases import Leases
 from service.store.repository import load
 from tests.polling import eventually
@@ -88,7 +89,7 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
         rooms = [Room(platform="tg", chat=f"r{i}") for i in range(8)]
         people = [Player(platform="tg", user=f"u{i}", name=f"U{i}") for i in range(8)]
         for p, r in zip(people, rooms, strict=True):
-            await h.gateway.submit("/play 535 3", user=p, room=r)
+            await h.gateway.submit(Input(p, r), "/play 535 3")
         tables: list[str] = []
 
         async def created() -> bool:
@@ -98,7 +99,7 @@ async def test_running_workers_split_the_shards_and_every_table_stays_with_one_w
             return len(tables) == len(rooms)
         await _wait_for(created)
         for p, r in zip(people, rooms, strict=True):
-            await h.gateway.submit("/leave", user=p, room=r)
+            await h.gateway.submit(Input(p, r), "/leave")
 
         async def finished() -> bool:
             return all([(await load(h.worker.store, t)).status == "finished" for t in tables])
@@ -126,8 +127,8 @@ async def test_a_dead_workers_shards_and_pending_commands_are_taken_over(any_red
     await dead.setup()
     assert dead.leases is not None
     await dead.leases.rebalance(int(time.time() * 1000))  # it owns both shards...
-    await h.gateway.submit("/play cinquillo 3", user=Player(platform="tg", user="x", name="X"),
-                           room=Room(platform="tg", chat="x"))
+    await h.gateway.submit(Input(Player(platform="tg", user="x", name="X"), Room(platform="tg", chat="x")),
+                           "/play cinquillo 3")
     dead.intake.leasing = True
     taken = await dead.intake.read(block=False)  # ...reads the /play and dies without acknowledging it
     assert len(taken) == 1

@@ -25,6 +25,7 @@ import redis.asyncio as aioredis
 from adapters.webhook.app import command_id
 from service.domain.events import envelope
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation.settings import Settings
 from service.ops.runtime import connect, worker_for
 from service.platform.delivery import Delivery
@@ -89,8 +90,7 @@ async def test_submit_returns_only_once_the_replica_has_the_command(pair, primar
     replica = aioredis.from_url(pair.replicas[0].url)
     try:
         with Paused(pair) as paused:
-            submit = asyncio.create_task(gateway.submit("/play cinquillo", user=ANA, room=HOME,
-                                                        command_id="c1"))
+            submit = asyncio.create_task(gateway.submit(Input(ANA, HOME, command_id="c1"), "/play cinquillo"))
             await asyncio.sleep(0.3)
             # The command is on the primary, but the replica has not got it: no acknowledgement yet.
             assert not submit.done()
@@ -142,7 +142,7 @@ async def test_the_worker_acknowledges_a_command_only_once_the_replica_has_its_e
     s = replicated(redis_replica_timeout_ms=150)
     # The gateway's own bound is generous: only the worker's short one is under test.
     gateway = Gateway(primary, replicated(redis_replica_timeout_ms=30_000), Keys.of(s))
-    await gateway.submit("/play cinquillo", user=ANA, room=HOME, command_id="c1")
+    await gateway.submit(Input(ANA, HOME, command_id="c1"), "/play cinquillo")
     table = gateway.table_for("c1")
     worker = worker_for(primary, s, name="w1", seeds=seeds(), timers=False)
     worker.reread_s = 0.05

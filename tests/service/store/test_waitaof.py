@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 
 from service.domain.events import envelope
 from service.domain.identities import Player, Room
+from service.domain.inputs import Input
 from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
 from service.store.keys import Keys
@@ -90,7 +91,7 @@ async def test_a_replica_that_keeps_no_aof_never_confirms_a_write(tmp_path):
             bound = 300 if aof else 30_000
             s = replicated(redis_replica_timeout_ms=bound, redis_waitaof=aof)
             gateway = Gateway(primary, s, Keys.of(s))
-            submit = gateway.submit("/play cinquillo", user=ANA, room=HOME, command_id=f"c-{aof}")
+            submit = gateway.submit(Input(ANA, HOME, command_id=f"c-{aof}"), "/play cinquillo")
             if aof:
                 with pytest.raises(NotReplicated):
                     await submit
@@ -108,7 +109,7 @@ async def test_a_command_is_acknowledged_only_once_fsynced_on_the_replica_and_ap
     assert proc is not None
     proc.send_signal(signal.SIGSTOP)
     try:
-        submit = asyncio.create_task(gateway.submit("/play cinquillo", user=ANA, room=HOME, command_id="c1"))
+        submit = asyncio.create_task(gateway.submit(Input(ANA, HOME, command_id="c1"), "/play cinquillo"))
         await asyncio.sleep(0.3)
         assert not submit.done()  # on the primary, not on the replica's disk: no acknowledgement yet
     finally:

@@ -22,7 +22,7 @@ from service.tournaments.director import Director
 from service.tournaments.state import FINISHED
 from service.write.timers import fire_due
 from tests.service.ratings.test_ratings_service import Dies, dies_after_finishing
-from tests.service.support import ANA, BEA, CAL, DAN, GROUP, Harness, card_tokens, private, seeds, to
+from tests.service.support import ANA, BEA, CAL, DAN, GROUP, Harness, card_tokens, private, said_by, seeds, to
 from tests.service.write.test_matches import _states, check_no_leaks
 
 EVA = Player(platform="web", user="5", name="Eva")
@@ -49,7 +49,8 @@ class World:
                 return await self.h.collect()
 
     async def send(self, who: Player, text: str | None = None, room=GROUP, **kw: Any) -> list[Any]:
-        await self.h.gateway.submit(text, user=who, room=room, **kw)
+        said, carried = said_by(who, room, **kw)
+        await self.h.gateway.submit(said, text, **carried)
         return await self.settle()
 
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from service.domain.events import decode
+from service.domain.inputs import Input
 from service.domain.tables.replay import verify
 from service.ops.runtime import worker_for
 from service.store.keys import Keys
@@ -61,7 +62,7 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
         rooms = [Room(platform="crash", chat=str(i)) for i in range(TABLES)]
         people = [Player(platform="crash", user=str(i)) for i in range(TABLES)]
         for i, (p, room) in enumerate(zip(people, rooms, strict=True)):
-            await gw.submit("/play 535 3" if i % 2 else "/play cinquillo 4", user=p, room=room)
+            await gw.submit(Input(p, room), "/play 535 3" if i % 2 else "/play cinquillo 4")
         tables: list[str] = []
         while time.monotonic() < deadline and len(tables) < TABLES:
             # The gateway points a room at its new table at once: wait for the tables themselves.
@@ -70,7 +71,7 @@ async def test_sigkill_a_worker_mid_load(real_redis, real_redis_url):
             await asyncio.sleep(0.05)
         assert len(tables) == TABLES
         for p, room in zip(people, rooms, strict=True):
-            await gw.submit("/leave", user=p, room=room)  # AI players play every seat to the end
+            await gw.submit(Input(p, room), "/leave")  # AI players play every seat to the end
         # Under load: wait until matches are moving, then kill one worker outright.
         while time.monotonic() < deadline:
             versions = [await real_redis.xlen(gw.keys.events(t)) for t in tables]

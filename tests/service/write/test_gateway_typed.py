@@ -7,6 +7,7 @@ from __future__ import annotations
 from service.domain.commands import Bots, Create, Join, Plain, TableCommand
 from service.domain.events import decode
 from service.domain.identities import Room
+from service.domain.inputs import Input
 from tests.service.support import ANA, BEA, GROUP, Harness
 
 OTHER = Room(platform="tg", chat="-77", kind="group")
@@ -27,8 +28,9 @@ async def _created(h: Harness, room: Room):
 
 async def test_a_typed_create_makes_the_table_its_text_makes(fake_redis):
     h = Harness(fake_redis)
-    await h.gateway.submit(request=Create(name="new", game="cinquillo", options={"chips": True, "turn": 30},
-                                          players=3), user=ANA, room=GROUP, command_id="typed")
+    await h.gateway.submit(Input(ANA, GROUP, command_id="typed"),
+                           request=Create(name="new", game="cinquillo", options={"chips": True, "turn": 30},
+                                          players=3))
     await h.send(ANA, "/new cinquillo chips players=3 turn=30", room=OTHER, command_id="text")
     await h.settle()
     typed, text = await _created(h, GROUP), await _created(h, OTHER)
@@ -40,9 +42,9 @@ async def test_a_typed_create_makes_the_table_its_text_makes(fake_redis):
 async def test_typed_lobby_commands_reach_the_rooms_table(fake_redis):
     h = Harness(fake_redis)
     await h.send(ANA, "/new cinquillo")
-    await h.gateway.submit(request=Join(name="join"), user=BEA, room=GROUP)
-    await h.gateway.submit(request=Bots(name="bots", n=1, level="easy"), user=ANA, room=GROUP)
-    await h.gateway.submit(request=Plain(name="start"), user=ANA, room=GROUP)
+    await h.gateway.submit(Input(BEA, GROUP), request=Join(name="join"))
+    await h.gateway.submit(Input(ANA, GROUP), request=Bots(name="bots", n=1, level="easy"))
+    await h.gateway.submit(Input(ANA, GROUP), request=Plain(name="start"))
     await h.settle()
     names = [type(decode(e).event).__name__ for e in await h.events(await h.table_of())]
     assert names[:5] == ["TableCreated", "PlayerJoined", "PlayerJoined", "BotsAdded", "MatchStarted"]
@@ -59,10 +61,10 @@ async def test_the_platform_is_asked_about_moderators_only_for_moderated_command
         return True
 
     await h.send(ANA, "/new cinquillo")
-    await h.gateway.submit("/join", user=BEA, room=GROUP, moderator=admin)
-    await h.gateway.submit(request=Join(name="join"), user=BEA, room=GROUP, moderator=admin)
+    await h.gateway.submit(Input(BEA, GROUP, moderator=admin), "/join")
+    await h.gateway.submit(Input(BEA, GROUP, moderator=admin), request=Join(name="join"))
     assert asked == []
-    await h.gateway.submit("/bots 1", user=BEA, room=GROUP, moderator=admin)
+    await h.gateway.submit(Input(BEA, GROUP, moderator=admin), "/bots 1")
     await h.settle()
     assert asked == [1]
     bots = next(c for c in await _commands(h) if c.name == "bots")

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from service.domain.inputs import Input
 from service.domain.tables.replay import verify
 from service.protocol.i18n import translate
 from service.store.repository import history
@@ -124,8 +125,8 @@ async def test_refusal_malformed_options(h):
 
 async def test_join_right_after_new_before_any_worker_runs_is_accepted(h):
     # The gateway points the room at the new table itself: the /join finds it at once.
-    await h.gateway.submit("/new cinquillo", user=ANA, room=GROUP)
-    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    await h.gateway.submit(Input(ANA, GROUP), "/new cinquillo")
+    await h.gateway.submit(Input(BEA, GROUP), "/join")
     msgs = await h.settle()
     assert not [m for m in msgs if m.kind == "reply"]
     table = await h.table_of()

@@ -12,6 +12,7 @@ import pytest
 import engine
 from service.domain.commands import TableCommand
 from service.domain.events import decode
+from service.domain.inputs import Input
 from service.store.event_store import DONE_AFTER_END_S
 from service.store.repository import fold, load
 from service.write.timers import fire_due
@@ -31,8 +32,8 @@ async def test_concurrent_workers_on_one_table_append_once_per_version_and_lose_
     people = [Player(platform="tg", user=f"p{i}", name=f"P{i}") for i in range(30)]
     ids = []
     for p in people:
-        ids.append(await h.gateway.submit("/join", user=p, room=GROUP))
-        ids.append(await h.gateway.submit("/leave", user=p, room=GROUP))
+        ids.append(await h.gateway.submit(Input(p, GROUP), "/join"))
+        ids.append(await h.gateway.submit(Input(p, GROUP), "/leave"))
     tasks = [asyncio.create_task(w.run()) for w in h.workers]
     for _ in range(400):
         if set(ids) <= await _all_done(h, table):
@@ -60,7 +61,7 @@ async def test_a_dead_workers_pending_commands_are_claimed_and_done_once(any_red
     h = Harness(any_redis, workers=2)
     await h.send(ANA, "/new cinquillo")
     table = await h.table_of()
-    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    await h.gateway.submit(Input(BEA, GROUP), "/join")
     dead, alive = h.workers
     await dead.setup()
     taken = await dead.intake.read(block=False)  # delivered to a worker that then dies without acking
@@ -168,7 +169,7 @@ async def test_a_lost_ai_tick_is_recovered_by_the_deadline(any_redis):
     # Now the same, but the worker's direct tick is dropped from the stream before anyone reads it.
     await h.send(BEA, "/play 535 2", room=private(BEA))
     t2 = await h.table_of(private(BEA))
-    await h.gateway.submit("/leave", user=BEA, room=private(BEA))
+    await h.gateway.submit(Input(BEA, private(BEA)), "/leave")
     await h.worker.drain()
     stream = h.keys.commands_for(t2)
     for mid, f in await any_redis.xrange(stream):
@@ -208,7 +209,7 @@ async def test_a_graceful_stop_finishes_the_batch_in_hand(any_redis):
     h = Harness(any_redis)
     await h.send(ANA, "/new cinquillo")
     table = await h.table_of()
-    ids = [await h.gateway.submit("/join", user=Player(platform="x", user=str(i)), room=GROUP)
+    ids = [await h.gateway.submit(Input(Player(platform="x", user=str(i)), GROUP), "/join")
            for i in range(3)]
     worker = stopped_mid_batch(h.new_worker())
     await asyncio.wait_for(worker.run(), 5)
@@ -243,8 +244,8 @@ async def test_a_join_read_before_its_tables_creation_waits_for_it_instead_of_be
     h = Harness(any_redis, workers=2)
     first, second = h.workers
     await first.setup()
-    await h.gateway.submit("/new cinquillo", user=ANA, room=GROUP)
-    await h.gateway.submit("/join", user=BEA, room=GROUP)
+    await h.gateway.submit(Input(ANA, GROUP), "/new cinquillo")
+    await h.gateway.submit(Input(BEA, GROUP), "/join")
     entries = await first.intake.read(block=False)
     new_entry, join_entry = sorted(entries, key=lambda e: json.loads(e.raw)["name"] != "new")
     await second.process([join_entry])  # the table does not exist yet: the join waits
@@ -259,7 +260,7 @@ async def test_a_join_read_before_its_tables_creation_waits_for_it_instead_of_be
 
 async def test_a_command_for_a_table_that_never_appears_is_refused_after_its_wait(any_redis):
     h = Harness(any_redis)
-    await h.gateway.submit("/replay nosuchtable", user=ANA, room=GROUP)
+    await h.gateway.submit(Input(ANA, GROUP), "/replay nosuchtable")
     await h.worker.drain()
     [reply] = [m for m in to(await h.collect(), GROUP) if m.kind == "reply"]
     assert reply.code == "no_table"
@@ -300,7 +301,7 @@ async def test_acknowledged_commands_are_trimmed_from_the_streams(any_redis):
     w = h.workers[0]
     w.trim_s = 0.05
     for p in range(3):
-        await h.gateway.submit("/join", user=Player(platform="tg", user=f"p{p}", name=f"P{p}"), room=GROUP)
+        await h.gateway.submit(Input(Player(platform="tg", user=f"p{p}", name=f"P{p}"), GROUP), "/join")
     task = asyncio.create_task(w.run())
     for _ in range(1000):
         if sum([await any_redis.xlen(k) for k in h.keys.all_commands()]) == 0:
@@ -321,10 +322,10 @@ async def test_hard_ai_moves_are_thought_off_the_loop_while_other_tables_go_on(a
     t = await load(h.worker.store, table)
     assert t.to_move() == 0  # the person leads (F-13); then three hard AI players
     move = engine.legal_moves(t.engine)[0]
-    await h.gateway.submit(f"/move {move}", user=ANA, room=dm)
+    await h.gateway.submit(Input(ANA, dm), f"/move {move}")
     await h.worker.drain(max_batches=1)  # the person's move; the first AI move starts thinking
     assert h.worker.thinker is not None
-    await h.gateway.submit("/new cinquillo", user=BEA, room=GROUP)
+    await h.gateway.submit(Input(BEA, GROUP), "/new cinquillo")
     await h.worker.drain(max_batches=1)
     # the other table was served in that cycle, while the AI move was still being thought
     assert h.worker.thinker.thinking()
