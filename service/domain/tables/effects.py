@@ -64,6 +64,10 @@ class _Reader(EventVisitor[Table, None]):
     def seat_taken_by_bot(self, e: ev.SeatTakenByBot, t: Table) -> None:
         if e.player is None:
             return
+        if e.reason in ("declined", "no_answer"):
+            # A rematch's seat its person turned down (or let pass) before the deal: they never held
+            # its hand, so they are sent none (G-1), and the table may be still in its lobby.
+            return
         self.found.replaced.add(e.seat)
         if e.reason == "timeouts":  # ...and when they lose the seat for it
             self.found.notices.append((e.player, t.seats[e.seat].locale, text.t("table.you_were_replaced")))

@@ -11,7 +11,7 @@ from service.domain.tables import rematch
 from service.domain.tokens import issue_many
 from service.store.repository import history, load
 from service.write.timers import fire_due
-from tests.service.support import ANA, BEA, CAL, GROUP, SECRET, Harness, private
+from tests.service.support import ANA, BEA, CAL, DAN, GROUP, SECRET, Harness, private
 
 PEOPLE = (ANA, BEA)
 
@@ -144,3 +144,54 @@ async def test_a_running_match_has_no_rematch_and_a_tournament_table_offers_none
     from dataclasses import replace
     assert not rematch.offered(replace(t, status="finished", tournament="tn1"))
     assert GROUP
+
+
+async def _three_people_rematch(h: Harness) -> tuple[str, dict[str, object]]:
+    """Ana, Bea and Dan and an AI player finish a group match; Ana asks for a rematch; the new table's id
+    and the invitations of Bea and Dan (by user)."""
+    people = (ANA, BEA, DAN)
+    await h.send(ANA, "/new cinquillo")
+    await h.send(BEA, "/join")
+    await h.send(DAN, "/join")
+    await h.send(ANA, "/bots 1 hard")
+    await h.send(ANA, "/start")
+    old_id = await h.table_of()
+    rng = random.Random(5)
+    while not h.over():
+        hand = h.last_hand()
+        who = next(p for p in people if p.same(hand.to.player))
+        await h.send(who, token=rng.choice(hand.actions).token, room=private(who))
+    await h.send(ANA, token=_play_again(h, ANA, old_id).token, room=private(ANA))
+    new_id = rematch.table_id(old_id)
+    await h.collect()
+    invites = {p.user: [m for m in h.messages if m.to.player and p.same(m.to.player) and m.table == new_id
+                        and m.actions][-1] for p in (BEA, DAN)}
+    return new_id, invites
+
+
+async def test_a_decline_while_another_is_still_asked_waits_for_them(any_redis):
+    """A decline before everyone answered leaves the rematch in its lobby: the worker must not fail on
+    it (it did: 'unknown game None', the command dead-lettered), and the seat waits for nothing more."""
+    h = Harness(any_redis)
+    new_id, invites = await _three_people_rematch(h)
+    msgs = await h.send(DAN, token=invites[DAN.user].actions[1].token, room=private(DAN))  # decline
+    assert any("Dan does not play this time" in m.text for m in msgs if m.to.room is not None)
+    t = await load(h.worker.store, new_id)
+    assert t.status == "lobby" and list(t.waiting_for()) == [t.invited_seat(BEA)]
+    assert [await h.redis.xlen(h.keys.dead(s)) for s in range(h.keys.shards)] == [0] * h.keys.shards
+    await h.send(BEA, token=invites[BEA.user].actions[0].token, room=private(BEA))  # accept
+    assert (await load(h.worker.store, new_id)).status == "running"
+
+
+async def test_who_declined_is_sent_no_hand_of_the_new_deal(fake_redis):
+    """G-1: Dan said no; an AI player holds his seat's new hand, which he never held: he must not be
+    sent it (he was, as 'a person whose seat an AI player took'), nor anything naming its cards."""
+    h = Harness(fake_redis)
+    new_id, invites = await _three_people_rematch(h)
+    await h.send(BEA, token=invites[BEA.user].actions[0].token, room=private(BEA))  # accept
+    msgs = await h.send(DAN, token=invites[DAN.user].actions[1].token, room=private(DAN))  # decline: starts
+    t = await load(h.worker.store, new_id)
+    assert t.status == "running"
+    sent = msgs + await h.collect()
+    to_dan = [m for m in sent if m.table == new_id and m.to.player and DAN.same(m.to.player)]
+    assert not [m for m in to_dan if m.kind == "hand"]
