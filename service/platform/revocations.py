@@ -21,9 +21,11 @@ from urllib.parse import parse_qs, urlparse
 from service.domain.weblinks import LINK_TTL_S, LinkClaims
 from service.store.keys import Keys
 
-REVOKED_TTL_S = LINK_TTL_S + 3600
-"""How long a revocation lasts: longer than a link (6 h, rounded up to ten minutes) or a Mini App
-session (``CINQ_WEB_SESSION_TTL_S``, 6 h by default) can live."""
+SESSION_MAX_S = 12 * 3600
+"""The longest a Mini App session may be set to live (``CINQ_WEB_SESSION_TTL_S``'s bound)."""
+REVOKED_TTL_S = max(LINK_TTL_S, SESSION_MAX_S) + 3600
+"""How long a revocation lasts (13 h): longer than a link (6 h, rounded up to ten minutes) or a
+Mini App session (at most 12 h) can live."""
 
 
 def signature(link: str) -> str:
