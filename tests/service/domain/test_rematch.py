@@ -16,17 +16,20 @@ from tests.service.support import ANA, BEA, CAL, DAN, GROUP, SECRET, Harness, pr
 PEOPLE = (ANA, BEA)
 
 
-async def _finished_group_match(h: Harness, words: str = "cinquillo") -> str:
-    """Ana and Bea and an AI player (hard) play a match in the group to its end; the table id."""
-    await h.send(ANA, f"/new {words}")
-    await h.send(BEA, "/join")
-    await h.send(ANA, "/bots 1 hard")
-    await h.send(ANA, "/start")
+async def _finished_group_match(h: Harness, words: str = "cinquillo", people: tuple[Player, ...] = PEOPLE,
+                                seed: int = 3) -> str:
+    """``people`` (Ana and Bea unless said) and an AI player (hard) play a match in the group to its end;
+    the table id."""
+    await h.send(people[0], f"/new {words}")
+    for who in people[1:]:
+        await h.send(who, "/join")
+    await h.send(people[0], "/bots 1 hard")
+    await h.send(people[0], "/start")
     table = await h.table_of()
-    rng = random.Random(3)
+    rng = random.Random(seed)
     while not h.over():
         hand = h.last_hand()
-        who = next(p for p in PEOPLE if p.same(hand.to.player))
+        who = next(p for p in people if p.same(hand.to.player))
         await h.send(who, token=rng.choice(hand.actions).token, room=private(who))
     return table
 
@@ -149,18 +152,7 @@ async def test_a_running_match_has_no_rematch_and_a_tournament_table_offers_none
 async def _three_people_rematch(h: Harness) -> tuple[str, dict[str, object]]:
     """Ana, Bea and Dan and an AI player finish a group match; Ana asks for a rematch; the new table's id
     and the invitations of Bea and Dan (by user)."""
-    people = (ANA, BEA, DAN)
-    await h.send(ANA, "/new cinquillo")
-    await h.send(BEA, "/join")
-    await h.send(DAN, "/join")
-    await h.send(ANA, "/bots 1 hard")
-    await h.send(ANA, "/start")
-    old_id = await h.table_of()
-    rng = random.Random(5)
-    while not h.over():
-        hand = h.last_hand()
-        who = next(p for p in people if p.same(hand.to.player))
-        await h.send(who, token=rng.choice(hand.actions).token, room=private(who))
+    old_id = await _finished_group_match(h, people=(ANA, BEA, DAN), seed=5)
     await h.send(ANA, token=_play_again(h, ANA, old_id).token, room=private(ANA))
     new_id = rematch.table_id(old_id)
     await h.collect()
