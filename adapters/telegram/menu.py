@@ -19,7 +19,7 @@ from typing import Any
 
 from adapters.telegram.callbacks import DIRECTIONS, FLAGS, GAMES, TARGETS, TURNS, Cfg, Daily
 from adapters.telegram.content import Button, Content
-from service.domain.commands import Create
+from service.domain.requests import Create
 from service.domain.tables.choices import in_force, seat_counts
 from service.protocol.i18n import translate
 

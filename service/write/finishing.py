@@ -9,8 +9,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from service.domain.commands import Create, Press, Rematch, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.events import MatchFinished
+from service.domain.requests import Create, Press, Rematch
 from service.domain.tables import rematch
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.foundation.metrics import Metrics

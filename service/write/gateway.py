@@ -47,10 +47,11 @@ from functools import partial
 from typing import Any
 
 from service.daily.intake import DailyIntake
-from service.domain.commands import CREATING, TableCommand, Typed
+from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
 from service.domain.inputs import Handlers, Input, Moderator, Received, Reply
 from service.domain.messages import Action, Message, Recipient
+from service.domain.requests import CREATING, Typed
 from service.domain.tokens import Claims, TokenError, open_token
 from service.foundation.settings import Settings
 from service.protocol import chats

@@ -30,9 +30,9 @@ from adapters.telegram.handlers.private import end_previous
 from adapters.telegram.polling import durable
 from adapters.telegram.presses import Presses, command_id
 from adapters.telegram.sender import Sender
-from service.domain.commands import Bots, Join, Plain, Typed
 from service.domain.identities import Player, Room
 from service.domain.inputs import Input
+from service.domain.requests import Bots, Join, Plain, Typed
 from service.domain.tokens import Claims, TokenError, open_token
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate

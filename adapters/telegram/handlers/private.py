@@ -11,9 +11,9 @@ from adapters.telegram.content import FINAL_RANK, HAND_PREFIX, MAIN, PLATFORM, P
 from adapters.telegram.handlers.people import player_of, said_by
 from adapters.telegram.menu import games_content, greeting_content
 from adapters.telegram.sender import Sender
-from service.domain.commands import Plain
 from service.domain.identities import Player, Room
 from service.domain.inputs import Input
+from service.domain.requests import Plain
 from service.platform.platform_state import PlatformState
 from service.protocol.i18n import translate
 from service.protocol.names import names_of

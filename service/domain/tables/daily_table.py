@@ -13,9 +13,10 @@ seat handed to an AI player, or a match cancelled and dealt again, would not be 
 from __future__ import annotations
 
 from service.domain import daily
-from service.domain.commands import DailyTable, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.embargo import Embargo
 from service.domain.events import BotsAdded, MatchStarted, PlayerJoined, TableCancelled, TableCreated
+from service.domain.requests import DailyTable
 from service.domain.tables.base import Builder, Context, Refused, commitment
 from service.domain.tables.state import FINISHED, RUNNING, Table
 from service.protocol import text

@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import Literal
 
 import engine
-from service.domain.commands import (
+from service.domain.commands import TableCommand
+from service.domain.embargo import deal_shown
+from service.domain.events import (
+    MovePlayed,
+    SeatTakenByBot,
+    TableCancelled,
+)
+from service.domain.requests import (
     Bots,
     Create,
     DailyTable,
@@ -24,15 +31,8 @@ from service.domain.commands import (
     Rematch,
     SeatTable,
     SetOptions,
-    TableCommand,
     Tick,
     Unknown,
-)
-from service.domain.embargo import deal_shown
-from service.domain.events import (
-    MovePlayed,
-    SeatTakenByBot,
-    TableCancelled,
 )
 from service.domain.tables import daily_table, lobby, rematch
 from service.domain.tables.base import (

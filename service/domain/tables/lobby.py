@@ -6,13 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from service.domain.commands import (
-    Bots,
-    Create,
-    Join,
-    SetOptions,
-    TableCommand,
-)
+from service.domain.commands import TableCommand
 from service.domain.events import (
     BotsAdded,
     MatchStarted,
@@ -25,6 +19,7 @@ from service.domain.events import (
     TableCancelled,
     TableCreated,
 )
+from service.domain.requests import Bots, Create, Join, SetOptions
 from service.domain.tables.base import (
     Builder,
     Context,

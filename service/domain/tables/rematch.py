@@ -19,7 +19,7 @@ import base64
 import hashlib
 from typing import Any
 
-from service.domain.commands import Press, Rematch, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.events import (
     BotsAdded,
     PlayerJoined,
@@ -30,6 +30,7 @@ from service.domain.events import (
     TableCreated,
 )
 from service.domain.identities import Player, Room
+from service.domain.requests import Press, Rematch
 from service.domain.tables.base import Builder, Context, Refused, require_status
 from service.domain.tables.lobby import start_match
 from service.domain.tables.state import FINISHED, LOBBY, Table

@@ -4,9 +4,10 @@ command or button produces it)."""
 
 from __future__ import annotations
 
-from service.domain.commands import SeatTable, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.events import BotsAdded, Event, MatchStarted, PlayerJoined, TableCreated
 from service.domain.identities import Player
+from service.domain.requests import SeatTable
 from service.domain.tables.base import Builder, Refused, commitment
 
 

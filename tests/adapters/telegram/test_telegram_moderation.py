@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from service.domain.commands import Bots, Join, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.identities import Room
+from service.domain.requests import Bots, Join
 from service.protocol.i18n import translate
 from service.store.repository import history
 from tests.adapters.telegram.support import GROUP_ID, World, person

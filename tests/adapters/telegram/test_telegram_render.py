@@ -7,8 +7,8 @@ from adapters.telegram.callbacks import GAMES, Cfg, Lobby
 from adapters.telegram.content import HAND_RANK, ROOM_RANK, Post, Show
 from adapters.telegram.menu import request, settings_content
 from adapters.telegram.render import milestones, route
-from service.domain.commands import Create
 from service.domain.identities import Player, Room
+from service.domain.requests import Create
 from service.platform.outbox import Action, Message, Recipient
 from service.protocol.i18n import translate
 

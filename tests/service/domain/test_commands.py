@@ -6,8 +6,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from service.domain.commands import Create, Move, Press, TableCommand, Tick, Unknown, parse_request
+from service.domain.commands import TableCommand
 from service.domain.identities import Player, Room
+from service.domain.requests import Create, Move, Press, Tick, Unknown, parse_request
 
 ANA = Player(platform="tg", user="1", name="Ana")
 GROUP = Room(platform="tg", chat="-5", kind="group")

@@ -105,7 +105,7 @@ async def test_every_round_end_carries_its_result_to_the_room_and_each_hand_and_
 
 async def test_play_seats_ai_players_of_the_level_asked_and_refuses_another(fake_redis):
     # Issue 34 (12): the AI level of /play (cinq play 535 hard, the web before the deal).
-    from service.domain.commands import Create
+    from service.domain.requests import Create
     h = Harness(fake_redis)
     await h.send(ANA, "/play 535 hard", room=private(ANA))
     t = await h.table_of(private(ANA))

@@ -4,10 +4,11 @@ only for the commands that need it; an adapter may answer a parsed command itsel
 
 from __future__ import annotations
 
-from service.domain.commands import Bots, Create, Join, Plain, TableCommand
+from service.domain.commands import TableCommand
 from service.domain.events import decode
 from service.domain.identities import Room
 from service.domain.inputs import Input
+from service.domain.requests import Bots, Create, Join, Plain
 from tests.service.support import ANA, BEA, GROUP, Harness
 
 OTHER = Room(platform="tg", chat="-77", kind="group")
