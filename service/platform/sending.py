@@ -4,7 +4,9 @@ dead letter (:class:`Sending`, a part of :class:`service.platform.delivery.Deliv
 The lane of a recipient sends its messages one after the other (:meth:`Sending._lane`); a message
 is rendered in its recipient's language, handed to the platform's handler, retried on
 :class:`Retry` (or a bug in the handler) with a backoff, and dead-lettered on :class:`Permanent` or
-after the last attempt.  Dead letters are listed and replayed from here too.
+after the last attempt.  Dead letters are listed and replayed from here too, and what was acknowledged
+is trimmed (the retention, :meth:`Sending._trim_due`); the lanes' acknowledgements go in batches
+(:mod:`service.store.acks`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from service.foundation.settings import Settings
 from service.platform import delivery_model as dm
 from service.platform.outbox import Message
+from service.store.acks import Acks
 from service.store.decoding import as_text
 from service.store.groups import Group, backoff
 
@@ -33,15 +38,30 @@ class Sending:
     clock: Callable[[], float]
     dk: dm.DeliveryKeys
     group: Group
+    acks: Acks  # the lanes' acknowledgements, batched (service.store.acks)
     links: Any  # service.platform.links.Links | None
     log: Any
+    settings: Settings
     _acked: set[str]
+    _next_trim: float
     _in_hand: set[tuple[str, str]]
     _inflight: int
     _room: asyncio.Event
     setup: Callable[[], Awaitable[None]]
     # A message of a stream left its lane (the delivery counts what each partition holds).
     _partition_done: Callable[[str], None]
+
+    # -- retention -------------------------------------------------------------------------------
+
+    async def _trim_due(self) -> None:
+        """Retention: trim the streams acknowledged on since the last time, every ``trim_s``."""
+        if time.monotonic() < self._next_trim or not self._acked:
+            return
+        self._next_trim = time.monotonic() + self.options.trim_s
+        streams, self._acked = sorted(self._acked), set()
+        keep_s = max(self.options.keep_s, self.settings.outbox_keep_s)
+        await self.group.trim(streams, keep_ms=int(keep_s * 1000),
+                              now_ms=int(self.clock() * 1000))
 
     # -- dead letters -------------------------------------------------------------------------------
 
@@ -144,7 +164,7 @@ class Sending:
                 if await dm.wait_or_stop(stop, wait):
                     return  # stopping: left pending for the next owner
                 continue
-            await self.redis.xack(it.stream, self.dk.group, it.entry)
+            await self.acks.ack(it.stream, it.entry)
             self._acked.add(it.stream)
             self.metrics.deliveries.labels(self.platform, "delivered").inc()
             written_ms = int(it.entry.split("-")[0])

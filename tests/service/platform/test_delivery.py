@@ -23,6 +23,7 @@ from service.platform.delivery import (
     recipient_key,
 )
 from service.platform.outbox import Message, Recipient
+from service.store.groups import Group
 from service.store.keys import Keys
 from tests.polling import eventually
 
@@ -356,3 +357,36 @@ async def test_retention_keeps_what_a_stopped_platform_has_not_received(any_redi
     await stopped(stop, tasks)
     assert sorted(m.id for m in rec_tg.got) == sorted(m.id for m in sent if m.to.room.platform == "tg")
     assert await left() == 0, "entries every platform acknowledged were kept"
+
+
+class _ReadLog(Group):
+    """The delivery's consumer group, on the same Redis, noting each read in a shared log."""
+
+    def __init__(self, redis: Any, group: str, consumer: str, log: list[str]) -> None:
+        super().__init__(redis, group, consumer)
+        self.log = log
+
+    async def read(self, *args: Any, **kwargs: Any) -> Any:
+        self.log.append("read")
+        got = await super().read(*args, **kwargs)
+        if got:
+            self.log.append(f"got {len(got)}")
+        return got
+
+
+async def test_the_lanes_send_before_the_next_read_is_sent(any_redis):
+    """Issue 33: a move's first callback waited while the delivery packed and sent its next read (of
+    1,024 streams on one Redis) before any lane had sent what the last read brought."""
+    log: list[str] = []
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(), keys=KEYS)
+    d.group = _ReadLog(any_redis, d.dk.group, d.consumer, log)
+
+    async def handler(m: Message) -> None:
+        log.append(f"sent {m.version}")
+
+    await put(any_redis, msg(1))
+    stop, tasks = await running((d, handler))
+    await until(lambda: "sent 1" in log and log.count("read") >= 2)
+    await stopped(stop, tasks)
+    i = log.index("got 1")
+    assert log[i - 1:i + 3] == ["read", "got 1", "sent 1", "read"], log
