@@ -1,6 +1,6 @@
 """Redis memory per table, measured as an operator would, and the worker's RSS under a steady load.
 
-usage: bench/capacity.py [--tables 100] [--live 100] [--soak 30] [--rate 4] [--buckets 1024]
+usage: bench/capacity.py [--tables 100] [--live 100] [--soak 30] [--rate 4] [--buckets 1024] [--port P]
 
 Starts its own ``redis-server`` on a free loopback port (no persistence), so that ``used_memory`` is
 the service's alone, then:
@@ -12,7 +12,12 @@ the service's alone, then:
    own keys (events, snapshot, done set), the outbox, the command streams, ``seen:``/``in:``, the rest.
 2. **After trim**: ``cinq trim --days 0`` (``service.ops.trim.trim``): growth per table left, then the
    same once the shared streams are emptied as their own retention would (outbox and command streams
-   trimmed, 24-hour ``seen:`` keys expired), which is what trim owes (goal: 1 KB).
+   trimmed, 24-hour ``seen:`` keys expired, the ratings projector's queue rated), which is what trim
+   owes, split into what belongs to people (stats, prefs, ratings: kept), what is still per table
+   (the ratings' set of tables rated) and what is in no key (Redis's own tables); goal: 1 KB beside
+   what belongs to people.  ``used_memory`` is read with this process's connections closed and
+   Redis's latency tracking off (see :func:`bench.redis_memory.start_redis`): both grew it by amounts
+   that had nothing to do with the tables.
 3. **Live tables**: ``--live`` matches of a person and three AI players, mid-match (the person has
    played 4 moves): ``used_memory`` and own keys per table.
 4. **Worker RSS soak**: a ``cinq worker`` process on that Redis while this process starts ``--rate``
@@ -25,7 +30,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import redis.asyncio as aioredis
 
 import engine
+from bench.redis_memory import by_group, kb, residue, start_redis, used
 from service.domain.identities import Player, Room
 from service.domain.inputs import Input
 from service.domain.tables.state import FINISHED
@@ -45,6 +50,7 @@ from service.foundation import logs
 from service.foundation.settings import Settings
 from service.ops import trim
 from service.ops.runtime import build
+from service.ratings.projector import Projector
 from service.store.repository import load
 from tools.loopback import free_port
 
@@ -53,48 +59,6 @@ DAILY_SECRET = "bench-daily-secret-not-for-production-0123"
 # and a token secret of 32 bytes at least (the soak's worker refused the 31 of the one before)
 TOKEN_SECRET = "bench-token-secret-not-for-production-01"
 
-GROUPS = {"table keys": ("t:", "due:"), "outbox": ("out:",), "command streams": ("cmd:", "dead:"),
-          "seen:/in:": ("seen:", "in:")}
-
-
-def start_redis() -> tuple[subprocess.Popen[bytes], str]:
-    """A throw-away redis-server on a free port."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("bench/capacity.py needs redis-server (apt-get install redis-server)")
-    port = free_port()
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return proc, f"redis://127.0.0.1:{port}/0"
-
-
-async def used(r: Any) -> int:
-    """``used_memory`` less the clients' buffers (``mem_clients_normal``: this process's connection
-    pool grows with the delivery's lanes, which is not what a table costs) and the script cache,
-    after a pause for lazy frees."""
-    await asyncio.sleep(0.3)
-    info = await r.info("memory")
-    # Lua scripts are a fixed cost loaded once (trim loads its own), not what a table costs.
-    scripts = int(info.get("used_memory_scripts", 0))
-    return int(info["used_memory"]) - int(info.get("mem_clients_normal", 0)) - scripts
-
-
-async def by_group(r: Any) -> dict[str, int]:
-    """MEMORY USAGE of every key, summed by group."""
-    out = dict.fromkeys([*GROUPS, "other"], 0)
-    names = [k async for k in r.scan_iter(match="*", count=1000)]
-    for i in range(0, len(names), 500):
-        pipe = r.pipeline(transaction=False)
-        for k in names[i:i + 500]:
-            pipe.memory_usage(k, samples=0)
-        for k, n in zip(names[i:i + 500], await pipe.execute(), strict=True):
-            key = k.decode()
-            group = next((g for g, ps in GROUPS.items() if key.startswith(ps)), "other")
-            out[group] += int(n or 0)
-            if key.startswith("t:"):  # a table's own keys, by family too (cinq stats splits them so)
-                family = "  " + key.rsplit(":", 1)[-1]
-                out[family] = out.get(family, 0) + int(n or 0)
-    return out
 
 
 class Service:
@@ -192,10 +156,8 @@ async def deliver_and_retain(r: Any, settings: Settings, svc: Service) -> None:
         await asyncio.sleep(0.2)
     stop.set()
     await task
-
-
-def kb(n: float) -> str:
-    return f"{n / 1024:8.1f} KB"
+    # The ratings projector rates each finished match once and deletes its queue entry.
+    await Projector(r, keys).drain()
 
 
 async def memory(url: str, settings: Settings, n: int, live: int) -> None:
@@ -239,17 +201,18 @@ async def memory(url: str, settings: Settings, n: int, live: int) -> None:
         for g in g2:
             print(f"     {g:<28} {kb((g2[g] - g0.get(g, 0)) / n)}")
         await empty_shared(r, settings)
-        m3 = await used(r)
-        print(f"   ... shared streams emptied     {kb((m3 - m0) / n)}   (what trim owes; goal <= 1 KB)")
+        m3, g3 = await used(r), await by_group(r)
+        print(f"   ... shared streams emptied     {kb((m3 - m0) / n)}   (what trim owes), made of:")
+        residue(g0, g3, m0, m3, n)
 
     m4, g4 = await used(r), await by_group(r)
     ids = await live_tables(svc, live)
     versions = [await r.xlen(svc.gw.keys.events(t)) for t in ids]
     m5, g5 = await used(r), await by_group(r)
-    print(f"3. {live} live tables mid-match (4 seats, {sum(versions) / live:.0f} events each)")
-    print(f"   used_memory growth per table   {kb((m5 - m4) / live)}")
+    print(f"3. {live} live tables mid-match (4 seats, {sum(versions) / max(live, 1):.0f} events each)")
+    print(f"   used_memory growth per table   {kb((m5 - m4) / max(live, 1))}")
     for g in g5:
-        print(f"     {g:<28} {kb((g5[g] - g4.get(g, 0)) / live)}")
+        print(f"     {g:<28} {kb((g5[g] - g4.get(g, 0)) / max(live, 1))}")
     await r.aclose()
 
 
@@ -308,11 +271,12 @@ def main() -> None:
     p.add_argument("--soak", type=float, default=30.0, help="seconds of the RSS soak (0: none)")
     p.add_argument("--rate", type=float, default=4.0, help="matches started a second in the soak")
     p.add_argument("--buckets", type=int, default=1024)
+    p.add_argument("--port", type=int, default=None, help="the redis-server's port (default: a free one)")
     a = p.parse_args()
     logs.configure("WARNING")
     settings = Settings(redis_url=None, buckets=a.buckets, turn_seconds=60,
                         token_secrets=[TOKEN_SECRET])
-    proc, url = start_redis()
+    proc, url = start_redis(a.port)
     try:
         time.sleep(0.5)
         print(f"bench/capacity.py on redis-server {url} (Redis 7, jemalloc; MEMORY USAGE SAMPLES 0)")

@@ -25,7 +25,9 @@ from service.store.scan import list_tables
 # Shared keys grouped by what they are (the prefix after CINQ_KEY_PREFIX), in the report's order.
 SHARED = {"outbox": ("out:",), "command streams": ("cmd:", "dead:"), "seen:/in: (24 h)": ("seen:", "in:"),
           "platform state": ("pf:",), "players": ("player:",), "rooms": ("room:",),
-          "deadlines": ("due:",), "delivery, workers, doorbell, rate": ("dlv:", "wrk:", "bell:", "rl:")}
+          "deadlines": ("due:",), "delivery, workers, doorbell, rate": ("dlv:", "wrk:", "bell:", "rl:"),
+          # the people's ratings (kept), the matches queued to rate, and a member per table rated
+          "ratings": ("rt:",)}
 # A deadline is one member of a bucket's sorted set: ~ the table id plus the score and skiplist node.
 DUE_MEMBER_BYTES = 64
 
