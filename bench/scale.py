@@ -20,8 +20,14 @@ For each worker count, on a clean key prefix (``bench:``, deleted before and aft
    its submission (its ``at``) to its first outbox entry, whose id is the Redis clock when the append's
    Lua call wrote it (same host, same clock).
 
-Prints one table.  Each command shard is leased to one worker process (service/store/leases.py), so with
-4 shards and 4 workers each owns one; with fewer, a worker reads several shards (on the cluster, one
+Prints one table, then the CPU each command cost in the throughput runs (the workers together, Redis,
+this process: /proc and INFO cpu) and the ceiling that sets: N workers go no faster than N cores'
+worth of the workers' CPU per command, nor than the machine's cores shared by every process a command
+goes through (issue 33 asks two workers for 1.8x one; on 2 cores that needs Redis and the producer
+to cost under a ninth of a worker, see bench/results/taps.txt).
+
+Each command shard is leased to one worker process (service/store/leases.py), so with 4 shards and 4
+workers each owns one; with fewer, a worker reads several shards (on the cluster, one
 read per slot: see service/store/streams.py).
 """
 
@@ -101,6 +107,19 @@ async def _backlog(r: Any, settings: Settings) -> int:
     return total
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def redis_cpu_s(r: Any) -> float:
+    """CPU seconds Redis has used so far (on a cluster: every master's)."""
+    infos = await r.info("cpu")
+    nodes = infos.values() if isinstance(r, RedisCluster) else [infos]
+    return sum(float(i["used_cpu_user"]) + float(i["used_cpu_sys"]) for i in nodes)
+
+
 def _s(v: Any) -> str:
     return v.decode() if isinstance(v, bytes) else v
 
@@ -152,6 +171,7 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
         # Throughput: waves of one move per table, each wave written at once (a person, too, moves
         # only after seeing the last move).
         events_before = await _events(r, helper, tables)
+        cpu0 = [cpu_s(p.pid) for p in procs] + [await redis_cpu_s(r), time.process_time()]
         sent, t0 = 0, time.perf_counter()
         while sent < n_commands:
             wave = next_commands(tables, min(len(tables), n_commands - sent), helper.keys)
@@ -162,6 +182,10 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
             while await _backlog(r, settings):
                 await asyncio.sleep(0.002)
         rate = sent / (time.perf_counter() - t0)
+        cpu1 = [cpu_s(p.pid) for p in procs] + [await redis_cpu_s(r), time.process_time()]
+        # CPU per command (us): the workers together, Redis, this process (the producer and its polls)
+        per = [(b - a) / max(sent, 1) * 1e6 for a, b in zip(cpu0, cpu1, strict=True)]
+        cpu = {"workers": sum(per[:-2]), "redis": per[-2], "producer": per[-1]}
         applied = (await _events(r, helper, tables) - events_before) / max(sent, 1)
         # Latency: open-loop at half that rate.
         planned = next_commands(tables, int(rate / 2 * seconds), helper.keys)
@@ -184,7 +208,7 @@ async def one_row(url: str, n_workers: int, n_tables: int, n_commands: int,
         q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [0.0] * 99
         return {"redis": "cluster (3 masters)" if cluster else "one Redis", "workers": n_workers,
                 "rate": rate, "p50": q[49] * 1000, "p99": q[98] * 1000,
-                "load": rate / 2, "measured": len(lat), "applied": applied}
+                "load": rate / 2, "measured": len(lat), "applied": applied, "cpu": cpu}
     finally:
         stop_workers(procs)
         await clean(r)
@@ -221,6 +245,17 @@ async def main(url: str, workers: list[int], n_tables: int, n_commands: int, sec
         # refusal none), so that refused moves cannot pass for throughput.
         print(f"{row['redis']:>19} | {row['workers']:>7} | {row['rate']:>10.0f} | {row['applied']:>7.0%} | "
               f"{row['load']:>8.0f}/s | {row['p50']:>7.2f} | {row['p99']:>7.2f}")
+    print("CPU per command in the throughput runs (us), and the ceiling it sets on this machine's cores:")
+    cores = os.cpu_count() or 1
+    for row in rows:
+        c = row["cpu"]
+        total = c["workers"] + c["redis"] + c["producer"]
+        # N workers cannot go faster than N cores' worth of one worker's CPU, nor than the machine's
+        # cores shared by every process the commands go through (the workers, Redis, the producer).
+        ceiling = min(row["workers"] / max(c["workers"], 1e-9), cores / max(total, 1e-9)) * 1e6
+        print(f"  {row['redis']:>19}, {row['workers']} worker(s): workers {c['workers']:.0f}, "
+              f"Redis {c['redis']:.0f}, producer {c['producer']:.0f} = {total:.0f} us a command; "
+              f"ceiling {ceiling:,.0f} commands/s (measured {row['rate']:,.0f})")
 
 
 if __name__ == "__main__":
