@@ -210,9 +210,10 @@ class Worker:
             await self.held.flush()
 
     async def cycle(self, entries: list[Entry], *, read: bool) -> tuple[list[Entry], list[Entry]]:
-        """One step of the loop, through the four stages: decide ``entries`` per table and send, in ONE
-        pipeline, the previous batch's acknowledgements, this batch's compare-and-appends and
-        (``read``) a non-blocking read of the next batch.  Returns the entries to decide again
+        """One step of the loop, through the four stages: decide ``entries`` per table and send the
+        previous batch's acknowledgements, this batch's compare-and-appends (in chunks, as they are
+        decided) and (``read``) a non-blocking read of the next batch: one round trip for a batch of
+        up to a chunk of tables.  Returns the entries to decide again
         (version conflicts, in their order) and the new entries read."""
         grouped = group_by_table(entries)
         for e, exc in grouped.malformed:
@@ -220,11 +221,15 @@ class Worker:
         batches = grouped.tables
         await self.loader.load(batches)
         histories = await self.loader.histories(batches)
+        # Each full chunk of appends goes out while the next tables are decided (service.write.appending).
+        sending = self.appender.start()
         for b in batches:
             self.planner.plan(b, histories.get(b.table))
+            if b.append is not None and sending.add(b):
+                await asyncio.sleep(0)  # the chunk's pipeline is written now
         planned = [b for b in batches if b.append is not None]
         try:
-            results, read_back = await self.appender.send(planned, self.intake.queue_read if read else None)
+            results, read_back = await sending.done(self.intake.queue_read if read else None)
         except NoScriptError:
             # The server lost its scripts (restart, failover): nothing of this batch was appended.
             await self.store.ensure_scripts()

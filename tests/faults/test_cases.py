@@ -23,7 +23,7 @@ from service.domain.identities import Player, Room
 from service.domain.inputs import Input
 from tests.adapters.webhook.support import PLATFORM, event
 from tests.faults import oom
-from tests.faults.proxy import command, has_entries, xreadgroup
+from tests.faults.proxy import command, evalsha, has_entries, xreadgroup
 from tests.faults.stack import NO_CLAIM_MS, Stack, carries
 from tests.polling import eventually
 
@@ -174,3 +174,51 @@ async def test_worker_commands_held_when_redis_died_are_redone_in_seconds(stack,
     creations = [e for e in await s.events_of(table) if isinstance(e.event, TableCreated)]
     assert len(creations) == 1, "done once"
     print(f"held command redone {took:.2f} s after the restart")
+
+
+async def test_worker_appends_sent_in_chunks_one_chunk_cut_midway_every_command_applied_once(proxy):
+    """The worker sends a batch's appends in pipelines of a few tables while it decides the rest
+    (service.write.appending).  Six tables are opened in one batch with two tables a pipeline; the
+    second pipeline's connection dies just after its first append ran (its reply lost, the second
+    append never sent): after the retry every table holds its creation exactly once, and every
+    command is acknowledged."""
+    s = Stack(proxy)
+    s.workers[0].appender.chunk = 2
+    append_sha = None
+    try:
+        cids = []
+        for n in range(6):  # all in the stream before the worker's first read: one batch
+            user = Player(platform=PLATFORM, user=f"c{n}")
+            room = Room(platform=PLATFORM, chat=f"chunk{n}", kind="private")
+            cids.append(await s.gateway.submit(Input(user, room, command_id=f"chunk-{n}"),
+                                               "/play cinquillo 2"))
+        await s.workers[0].store.ensure_scripts()
+        append_sha = s.workers[0].store.sha("append")
+        rule = s.proxy.arm(evalsha(append_sha, client="worker"), "kill_after", skip=2)
+        await s.start()
+        await rule.wait(RECOVERY_S)
+
+        async def all_created() -> list[str] | None:
+            tables = [await s.table_of(f"chunk{n}") for n in range(6)]
+            for table in tables:
+                if not table or not [e for e in await s.events_of(table) if isinstance(e.event, TableCreated)]:
+                    return None
+            return tables  # type: ignore[return-value]
+
+        tables = await until(all_created, what="every table of the batch created")
+        for table, cid in zip(tables, cids, strict=True):
+            created = [e for e in await s.events_of(table) if isinstance(e.event, TableCreated)]
+            assert [e.cmd for e in created] == [cid], f"{table}: created {len(created)} times"
+
+        async def acknowledged() -> bool:
+            pending = [await s.direct.xpending(k, s.settings.group) for k in s.keys.all_commands()]
+            return all(p["pending"] == 0 for p in pending)
+
+        await until(acknowledged, what="every command acknowledged")
+        # the batch's appends went out on several connections (pipelines in flight together), and
+        # the cut struck one after two appends had run
+        sent = s.proxy.seen(evalsha(append_sha, client="worker"))
+        assert len({c.conn for c in sent[:6]}) >= 2
+        assert rule.hits[0] is sent[2]
+    finally:
+        await s.close()
