@@ -64,7 +64,7 @@ async def main(n_tables: int, n_commands: int, seconds: float, rounds: int) -> N
                     await w.setup()
                     tput, _ = await pipeline.throughput(w, r, tables, n_commands)
                     rate = rate or tput  # the same offered load for both: half the first no-wait rate
-                    p50, p99 = _q(await pipeline.latency(w, r, tables, rate / 2, seconds))
+                    p50, p99 = _q(await pipeline.latency(w, pair.primary.url, tables, rate / 2, seconds))
                     results[mode].append((tput, p50, p99))
                     if w.thinker is not None:
                         w.thinker.close()
