@@ -65,13 +65,21 @@ class TokenError(Exception):
         self.code = code
 
 
-def _b36(n: int) -> str:
+def _b36_of(n: int) -> str:
     out = ""
     while True:
         n, d = divmod(n, 36)
         out = _DIGITS36[d] + out
         if n == 0:
             return out
+
+
+_SMALL = 36 * 36  # seats and most versions: their base 36 is looked up, not computed (a token per move)
+_B36 = [_b36_of(n) for n in range(_SMALL)]
+
+
+def _b36(n: int) -> str:
+    return _B36[n] if n < _SMALL else _b36_of(n)
 
 
 def _from_b36(text: str) -> int:
@@ -172,15 +180,16 @@ def issue_many(secret: bytes, *, table: str, seat: int, version: int, moves: Seq
                 raise ValueError(f"{name} must be an int >= 0, not {value!r}")
     prefix = f"{_FORMAT}{table}.{_b36(seat)}.{_b36(version)}."
     inner, outer = _keyed(secret)
+    encoded, b2a, urlsafe = _ENCODED, binascii.b2a_base64, _URLSAFE
     out = []
     for move in moves:
-        body = prefix + _checked_move(move)
+        body = prefix + ((type(move) is str and encoded.get(move)) or _checked_move(move))
         # _mac inlined (a token per legal move, on every turn)
         h = inner.copy()
         h.update(body.encode("ascii"))
         o = outer.copy()
         o.update(h.digest())
-        mac = binascii.b2a_base64(o.digest()[:_MAC_BYTES], newline=False)[:_MAC_CHARS].translate(_URLSAFE)
+        mac = b2a(o.digest()[:_MAC_BYTES], newline=False)[:_MAC_CHARS].translate(urlsafe)
         out.append(f"{body}.{mac.decode()}")
     return out
 

@@ -27,21 +27,27 @@ from service.store.streams import parse
 from service.write.held import HeldBack
 from service.write.planning import TableBatch
 
-# Tables per pipeline sent while the batch is being decided.  Small enough that the last pipeline,
-# which nothing overlaps, is short (64 appends are ~2.5 ms of the server's time), large enough that
-# a pipeline's own cost (a connection from the pool, one write, one read) is spread thin.
+# Tables per pipeline sent while the batch is being decided (a quarter of the batch, between the two).
+# Small enough that the last pipeline, which nothing overlaps, is short (64 appends are ~2.5 ms of the
+# server's time), large enough that a pipeline's own cost (a connection from the pool, one write, one
+# read: ~40 us) is spread thin.
 CHUNK = 64
+MIN_CHUNK = 8
 
 
 class Appender:
     """Sends a batch's appends (see the module docstring)."""
 
-    def __init__(self, store: EventStore, replicas: Replicas, held: HeldBack, chunk: int = CHUNK) -> None:
-        self.store, self.replicas, self.held, self.chunk = store, replicas, held, chunk
+    def __init__(self, store: EventStore, replicas: Replicas, held: HeldBack) -> None:
+        self.store, self.replicas, self.held = store, replicas, held
+        self.chunk, self.min_chunk = CHUNK, MIN_CHUNK  # (tests make them small)
 
-    def start(self) -> Sending:
-        """The appends of one batch, sent as they are planned (:meth:`Sending.add`)."""
-        return Sending(self)
+    def start(self, tables: int) -> Sending:
+        """The appends of a batch of ``tables``, sent as they are planned (:meth:`Sending.add`): in
+        chunks of a quarter of the batch, from :attr:`min_chunk` to :attr:`chunk` tables, so that a
+        small batch overlaps too (its last pipeline, which nothing overlaps, is what the next command
+        waits for) and a large one is not cut into more pipelines than it gains from."""
+        return Sending(self, max(self.min_chunk, min(self.chunk, -(-tables // 4))))
 
     async def _pipeline(self, planned: list[TableBatch], held: bool,
                         read: Callable[[Any], None] | None) -> tuple[list[AppendResult], list[Any]]:
@@ -67,8 +73,8 @@ class Appender:
 class Sending:
     """The pipelines of one batch: :meth:`add` each planned table, then :meth:`done`."""
 
-    def __init__(self, appender: Appender) -> None:
-        self.appender = appender
+    def __init__(self, appender: Appender, chunk: int) -> None:
+        self.appender, self.chunk = appender, chunk
         self.pending: list[TableBatch] = []
         self.flying: list[asyncio.Future[tuple[list[AppendResult], list[Any]]]] = []
 
@@ -76,7 +82,7 @@ class Sending:
         """Queue ``b``'s append; True when a full chunk was just sent off (the caller then yields once,
         ``await asyncio.sleep(0)``, so that its pipeline is written while the next tables are decided)."""
         self.pending.append(b)
-        if len(self.pending) < self.appender.chunk:
+        if len(self.pending) < self.chunk:
             return False
         chunk, self.pending = self.pending, []
         self.flying.append(asyncio.ensure_future(self.appender._pipeline(chunk, not self.flying, None)))

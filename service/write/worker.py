@@ -222,7 +222,7 @@ class Worker:
         await self.loader.load(batches)
         histories = await self.loader.histories(batches)
         # Each full chunk of appends goes out while the next tables are decided (service.write.appending).
-        sending = self.appender.start()
+        sending = self.appender.start(len(batches))
         for b in batches:
             self.planner.plan(b, histories.get(b.table))
             if b.append is not None and sending.add(b):

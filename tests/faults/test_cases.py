@@ -183,7 +183,7 @@ async def test_worker_appends_sent_in_chunks_one_chunk_cut_midway_every_command_
     append never sent): after the retry every table holds its creation exactly once, and every
     command is acknowledged."""
     s = Stack(proxy)
-    s.workers[0].appender.chunk = 2
+    s.workers[0].appender.chunk = s.workers[0].appender.min_chunk = 2
     append_sha = None
     try:
         cids = []
@@ -201,7 +201,8 @@ async def test_worker_appends_sent_in_chunks_one_chunk_cut_midway_every_command_
         async def all_created() -> list[str] | None:
             tables = [await s.table_of(f"chunk{n}") for n in range(6)]
             for table in tables:
-                if not table or not [e for e in await s.events_of(table) if isinstance(e.event, TableCreated)]:
+                events = await s.events_of(table) if table else []
+                if not [e for e in events if isinstance(e.event, TableCreated)]:
                     return None
             return tables  # type: ignore[return-value]
 
