@@ -7,7 +7,8 @@ finish (:class:`~service.write.finishing.Finisher`); this module is only the loo
 
 Workers are stateless (a cache of tables by version is only a shortcut) and any number can run.
 A batch from XREADGROUP is grouped by table; each table's commands are decided one after the other
-in memory and written in ONE compare-and-append, and the appends of all tables go in one pipeline.
+in memory and written in ONE compare-and-append, and the appends go out in pipelines of a few dozen
+tables while the rest of the batch is decided (:mod:`service.write.appending`).
 A version conflict (another worker wrote first, or the cache was stale) reloads that table and
 decides again; a redelivered command is recognised by its id in the script and acknowledged
 without acting twice.  Commands of a worker that died are taken over with XAUTOCLAIM; a command that
@@ -146,7 +147,8 @@ class Worker:
                 if not entries:
                     entries = await intake.read(block=True)
                     continue
-                # Decide, append, acknowledge the previous batch and read the next: one round trip.
+                # Decide, append, acknowledge the previous batch and read the next (one round trip for
+                # a batch of up to 8 tables, overlapped with the deciding for a larger one).
                 redo, new = await self.cycle(entries, read=True)
                 entries = redo + new
                 pause.ok()
