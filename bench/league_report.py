@@ -11,8 +11,10 @@ with its 95 % interval over the deals (normal approximation), the fair share, th
 where it sets one, the tested level's CPU time per decision (p50 / p99 / max) and what the row
 still lacks: ``FEW DEALS`` (below 1,000 against medium, 300 against the others), ``LOW BUDGET``
 (not the 100 ms CPU the goals are set at), ``BELOW GOAL`` (the estimate is below the goal; ``clearly``
-when the whole interval is).  Then every hard variant (``hard/...``) against the hard player of
-the same row, paired on the deals both played (the deal's luck cancels out of the difference).
+when the whole interval is); for the hard player and its variants, the make-up's fingerprint
+(``hard`` is whatever main's hard player was when the deals were played).  Then every hard
+variant (``hard/...``) against the hard player of the same row, paired on the deals both played
+(the deal's luck cancels out of the difference).
 """
 
 from __future__ import annotations
@@ -108,6 +110,8 @@ def report(records: list[dict[str, Any]]) -> str:
         seeds = sorted({r["seed"] for r in recs})
         dates = sorted({r["date"] for r in recs})
         notes.append(f"seeds {','.join(map(str, seeds))}; {dates[0]}..{dates[-1]}")
+        if r0["level"].startswith("hard"):  # which hard player: "hard" names whatever main ran then
+            notes.append(f"make-up {k[4]}")
         where = f"{r0['game']} [{r0['variant']}, {r0['players']}p]"
         against = f"{r0['players'] - 1}x {r0['opponent']}"
         budget = f"{r0['budget_ms']}ms"

@@ -26,12 +26,14 @@ from engine.ai.games import Five35Game, game_for
 
 #: the 535 playout weight sets a level may name; ``selfplay``: the medium form tuned by
 #: bench/five35_policy.py against three copies of the hard set (it sheds more cards a move and
-#: breaks groups more readily; five35_experiments.txt, fourth and sixth rounds)
+#: breaks groups more readily; five35_experiments.txt, fourth and sixth rounds); ``fitted``: the
+#: set fitted to strong players' moves by bench/five35_fit.py (five35_playout.STRONG)
 WEIGHTS: dict[str, five35_playout.Weights] = {
     "medium": five35_playout.MEDIUM,
     "hard": five35_playout.HARD,
     "selfplay": five35_playout.Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
                                        near=3, danger=8, lead=-2.25, pass_t=-0.5),
+    "fitted": five35_playout.STRONG,
 }
 
 
@@ -77,6 +79,8 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)
 _WEIGHT_FIELDS = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t")
+#: weight fields added later, described only when not 0 (so that the older sets keep their rows)
+_LATER_FIELDS = ("win", "ranks")
 
 
 def _describe(value: Any) -> str:
@@ -86,7 +90,8 @@ def _describe(value: Any) -> str:
                  if f.name not in NEUTRAL or getattr(value, f.name) != NEUTRAL[f.name]]
         return "(" + ",".join(parts) + ")"
     if isinstance(value, five35_playout.Weights):
-        return "W(" + ",".join(f"{k}={getattr(value, k)!r}" for k in _WEIGHT_FIELDS) + ")"
+        later = [k for k in _LATER_FIELDS if getattr(value, k) != 0.0]
+        return "W(" + ",".join(f"{k}={getattr(value, k)!r}" for k in (*_WEIGHT_FIELDS, *later)) + ")"
     return repr(value)
 
 

@@ -25,7 +25,7 @@ from typing import Final
 from engine.ai import medium_five35
 from engine.five35.cards import EIGHT, FIELD_BITS, GUARD
 from engine.five35.game import Five35Rules
-from engine.five35.piles import ADD, MOVES, NCARDS, PASS, Tables
+from engine.five35.piles import ADD, MOVES, NCARDS, NMOVES, PASS, Tables
 from engine.five35.state import State
 
 #: the low (count) bits of one rank's field, below its guard bit
@@ -38,17 +38,20 @@ class Weights:
     """The weights of a playout policy of the medium player's form
     (:func:`engine.ai.medium_five35.score_move`): per card shed, per mean rank (low ranks first), an
     add's bonus, per broken group, an 8 played near the end (``near`` cards left, or ``danger``: a
-    seat with that many cards or fewer) or kept, per card when leading a trick (``lead``), and the
-    score a follow must reach (``pass_t``; below it, and with no seat in danger, the policy passes).
-    :data:`MEDIUM` is the medium player; :data:`HARD` the hard player's playouts."""
+    seat with that many cards or fewer) or kept, per card when leading a trick (``lead``), the
+    score a follow must reach (``pass_t``; below it, and with no seat in danger, the policy passes),
+    a follow that ends the trick and so wins the lead (``win``, F-9/F-10), and per rank the move
+    uses (``ranks``: a run sheds several ranks in one play).  :data:`MEDIUM` is the medium player;
+    :data:`HARD` the hard player's playouts."""
 
-    __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t")
+    __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t",
+                 "ranks", "win")
 
     def __init__(self, card: float = medium_five35.PER_CARD, low: float = medium_five35.LOW_RANK,
                  add: float = medium_five35.ADD_BONUS, brk: float = medium_five35.BREAK,
                  e8near: float = medium_five35.KEEP_EIGHT, e8keep: float = medium_five35.KEEP_EIGHT,
                  near: int = 3, danger: int = medium_five35.DANGER, lead: float = 0.0,
-                 pass_t: float = 0.0) -> None:
+                 pass_t: float = 0.0, win: float = 0.0, ranks: float = 0.0) -> None:
         self.card = card
         self.low = low
         self.add = add
@@ -59,21 +62,26 @@ class Weights:
         self.danger = danger
         self.lead = lead
         self.pass_t = pass_t
+        self.win = win
+        self.ranks = ranks
 
 
 #: the medium player, exactly (tests/engine/test_ai_five35_playout.py)
 MEDIUM: Final[Weights] = Weights()
 
 
-def _static_score(move: int, w: Weights, leading: bool) -> float:
-    """The part of the score that depends on the move alone (cards shed, low ranks, add, lead)."""
+def _static_score(move: int, w: Weights, tables: Tables, pile: int) -> float:
+    """The part of the score that depends on the move and the pile alone (cards shed, low ranks,
+    add, lead, ranks used, a follow that ends the trick)."""
     kind, ranks = MOVES[move]
     n = NCARDS[move]
-    score = w.card * n - w.low * sum(ranks) / n
+    score = w.card * n - w.low * sum(ranks) / n + w.ranks * len(set(ranks))
     if kind == ADD:
         score += w.add
-    if leading:
+    if pile == 0:
         score += w.lead * n
+    elif tables.effect[pile * NMOVES + move] < 0:
+        score += w.win
     return score
 
 
@@ -113,7 +121,7 @@ def rows_for(tables: Tables, w: Weights = MEDIUM) -> list[list[Row]]:
     hit = _ROWS.get(key)
     if hit is not None and hit[0] is tables and hit[1] is w:
         return hit[2]
-    rows = [[(m, r, _static_score(m, w, pid == 0), _used_mask(m), EIGHT in MOVES[m][1], NCARDS[m])
+    rows = [[(m, r, _static_score(m, w, tables, pid), _used_mask(m), EIGHT in MOVES[m][1], NCARDS[m])
              for m, r in cands] for pid, cands in enumerate(tables.cands)]
     _ROWS[key] = (tables, w, rows)
     return rows
@@ -219,7 +227,17 @@ def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...
         rules.apply(st, _choose(st, per_seat[seat], reqs, x, seats[seat]))
 
 
-#: the hard player's playouts: the medium form with weights tuned by bench/five35_policy.py
-#: (coordinate search on duplicate deals against three medium players)
+#: the medium form with weights tuned by bench/five35_policy.py to *win* (coordinate search on
+#: duplicate deals against three medium players): the hard player's playouts until issue 38
 HARD: Final[Weights] = Weights(card=1.5, low=0.15, add=3.0, brk=2.5, e8near=2.5, e8keep=0.0, near=3,
                                danger=9, lead=-2.25, pass_t=-0.5)
+
+#: the hard player's playouts (its own seat, and the seats it reads as searchers): the weights
+#: whose choice agrees most often with the moves strong players made (bench/five35_fit.py: four
+#: families of searchers, the hard player among them, 1,527 decisions): they break a group more
+#: readily than HARD, lead sets more often, value a follow that wins the lead, and stop passing
+#: once a seat has 5 cards or fewer.  They predict every searching family better than HARD (e.g.
+#: 50.8% of pimc_race's moves against 41.7%) and, as a plain policy, beat it (32.6% against three
+#: HARD players, fair 25%); figures in bench/results/league.txt
+STRONG: Final[Weights] = Weights(card=1.5, low=0.15, add=3.5, brk=0.8333333333333334, e8near=2.5,
+                                 e8keep=0.5, near=2, danger=5, lead=-1.25, pass_t=-0.5, win=0.25)

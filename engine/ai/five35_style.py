@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai import medium_five35
-from engine.ai.five35_playout import HARD, MEDIUM, Weights
+from engine.ai.five35_playout import MEDIUM, STRONG, Weights
 from engine.five35.cards import EIGHT
 from engine.five35.piles import ADD, MOVES, NCARDS, NMOVES, PASS
 from engine.five35.state import State
@@ -73,15 +73,17 @@ class Reading:
 
     ``prior``: a seat's log odds of searching before any evidence; ``follows``: whether follows
     count as evidence (leads always do); a seat whose log odds are below ``medium_below`` is played
-    out as the medium player, any other as ``searcher``.  ``draw`` and ``plain``: the robust
-    reading (see the module docstring): the model drawn per deal in proportion to the odds
-    (shifted by ``medium_below``), and the share of each seat's deals that ignores the reading.
+    out as the medium player, any other as ``searcher`` (by default :data:`five35_playout.STRONG`,
+    fitted to strong players' moves, issue 38; :data:`five35_playout.HARD` before).  ``draw`` and
+    ``plain``: the robust reading (see the module docstring): the model drawn per deal in
+    proportion to the odds (shifted by ``medium_below``), and the share of each seat's deals that
+    ignores the reading.
     """
 
     prior: float = -0.1
     follows: bool = True
     medium_below: float = 0.0
-    searcher: Weights = HARD
+    searcher: Weights = STRONG
     draw: bool = False
     plain: float = 0.0
 
@@ -212,7 +214,8 @@ class SeatModels:
         return tuple(out)
 
 
-def seat_models(st: State, seat: int, own: Weights = HARD, reading: Reading = READING) -> SeatModels | None:
+def seat_models(st: State, seat: int, own: Weights = STRONG,
+                reading: Reading = READING) -> SeatModels | None:
     """The per-deal draw of the seats' policies when ``reading`` asks for one (``draw`` or
     ``plain``), else None (each seat keeps :func:`seat_weights`)."""
     if not reading.draw and reading.plain <= 0.0:
@@ -220,7 +223,7 @@ def seat_models(st: State, seat: int, own: Weights = HARD, reading: Reading = RE
     return SeatModels(seat, own, searcher_chances(st, seat, reading), reading.searcher)
 
 
-def seat_weights(st: State, seat: int, own: Weights = HARD,
+def seat_weights(st: State, seat: int, own: Weights = STRONG,
                  reading: Reading = READING) -> tuple[Weights, ...]:
     """The playout policy of every seat, for the player at ``seat``: ``own`` for itself, and for
     each other seat the medium player's or ``reading.searcher``, by its evidence (the likelier

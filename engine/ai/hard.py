@@ -2,7 +2,9 @@
 
 * 535: determinized Monte Carlo over every legal move on shared deals (:mod:`.five35_pimc`), each
   move played out to the end of the round with a policy of the medium player's form per seat
-  (:mod:`.five35_playout`): for its own seat the weights tuned to win (``five35_own``), for each
+  (:mod:`.five35_playout`): for its own seat the weights fitted to strong players' moves
+  (``five35_own``, :data:`.five35_playout.STRONG`; issue 38: the weights tuned to beat medium,
+  ``HARD``, lost to searchers written apart from hard), for each
   other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
   ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
   38's robust play); as many deals as the time budget allows, up to ``five35_iterations``.
@@ -49,7 +51,7 @@ class HardSettings:
     cinquillo_belief_plain: float = 0.0
     cinquillo_overrule_z: float | None = 1.5
     five35_iterations: int = 5000
-    five35_own: five35_playout.Weights = five35_playout.HARD
+    five35_own: five35_playout.Weights = five35_playout.STRONG
     five35_reading: five35_style.Reading = five35_style.READING
 
     def iterations(self, game: str) -> int:

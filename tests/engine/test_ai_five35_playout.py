@@ -83,22 +83,32 @@ def _weighted_score(s, move, w):
     danger = any(c <= w.danger for i, c in enumerate(s.counts) if i != seat)
     kind, ranks = MOVES[move]
     n = NCARDS[move]
-    score = w.card * n - w.low * sum(ranks) / n + (w.add if kind == ADD else 0.0)
+    score = w.card * n - w.low * sum(ranks) / n + (w.add if kind == ADD else 0.0) + w.ranks * len(set(ranks))
     if s.pile == 0:
         score += w.lead * n
+    elif _ends_trick(s, move):
+        score += w.win
     score -= w.brk * sum(1 for r in set(ranks) if D.counts(hand)[r] > ranks.count(r))
     if D.EIGHT in ranks:
         score += w.e8near if danger or size - n <= w.near else -w.e8keep
     return score, danger
 
 
+def _ends_trick(s, move):
+    """Whether ``move`` on the pile ends the trick (F-9 size limit, F-10 Rule of 8), by playing it."""
+    after = s.clone()
+    engine.rules_for(after).apply(after, move)
+    return after.pile == 0
+
+
 @settings(max_examples=60, deadline=None)
-@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 60))
-def test_the_hard_playout_weights_choose_the_best_scored_move(config, seed, steps):  # F-8
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 60),
+       name=st.sampled_from(["HARD", "STRONG"]))
+def test_the_hard_playout_weights_choose_the_best_scored_move(config, seed, steps, name):  # F-8, F-9
     state = position(config, seed, steps)
     base = _game(state, seed).base
     legal = engine.rules_for(base).legal(base)
-    w = five35_playout.HARD
+    w = getattr(five35_playout, name)
     fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**30, w)
     assert fast in legal
     plays = [m for m in legal if m != PASS]
@@ -119,10 +129,37 @@ def test_the_hard_playout_weights_choose_the_best_scored_move(config, seed, step
 
 
 def test_the_hard_playout_weights_are_not_the_medium_players():
-    # The hard player's playouts model better play than medium (bench/five35_policy.py): a weight
-    # set equal to medium's would silently undo that.
-    fields = ("card", "low", "add", "brk", "e8near", "e8keep", "near", "danger", "lead", "pass_t")
-    assert any(getattr(five35_playout.HARD, f) != getattr(five35_playout.MEDIUM, f) for f in fields)
+    # The hard player's playouts model better play than medium (bench/five35_policy.py,
+    # bench/five35_fit.py): a weight set equal to medium's would silently undo that.
+    fields = ("card", "low", "add", "brk", "e8near", "e8keep", "near", "danger", "lead", "pass_t", "win",
+              "ranks")
+    for w in (five35_playout.HARD, five35_playout.STRONG):
+        assert any(getattr(w, f) != getattr(five35_playout.MEDIUM, f) for f in fields)
+    assert engine.ai.HARD.five35_own is five35_playout.STRONG
+
+
+def test_a_follow_that_wins_the_lead_is_played_when_win_outweighs_the_rest():  # F-9, F-10
+    # ``win`` goes to a follow that ends the trick (and so wins the lead) and to no other move:
+    # with a weight far above every other term the fast policy always follows with such a move
+    # when it has one, and the medium weights (win 0) do not always.
+    eager = five35_playout.Weights(win=100.0)
+    checked = medium_differs = 0
+    for seed in range(120):
+        state = position(("535", 4, {}), seed, 1 + seed % 9)
+        base = _game(state, seed).base
+        if base.pile == 0:
+            continue
+        legal = engine.rules_for(base).legal(base)
+        if not any(m != PASS and _ends_trick(base, m) for m in legal):
+            continue
+        if any(m != PASS and NCARDS[m] == base.counts[base.to_move] for m in legal):
+            continue  # going out comes first (F-12)
+        fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, eager), seed, eager)
+        assert fast != PASS and _ends_trick(base, fast)
+        medium = five35_playout.choose(base, five35_playout.rows_for(base.tables), seed)
+        medium_differs += medium == PASS or not _ends_trick(base, medium)
+        checked += 1
+    assert checked >= 10 and medium_differs > 0
 
 
 @settings(max_examples=30, deadline=None)

@@ -152,7 +152,8 @@ def test_each_seat_gets_the_model_its_leads_make_likelier():
     assert models[me] is five35_playout.HARD
     for s, c in enumerate(seen):
         if s != me:
-            want = five35_playout.MEDIUM if five35_style.searcher_log_odds(c) < 0 else five35_playout.HARD
+            searcher = five35_style.READING.searcher
+            want = five35_playout.MEDIUM if five35_style.searcher_log_odds(c) < 0 else searcher
             assert models[s] is want
     # medium players lead big sets: after 16 plies at least one of them reads as medium
     assert five35_playout.MEDIUM in models
@@ -207,7 +208,7 @@ def test_the_robust_reading_draws_each_seats_model_per_deal():
     models = five35_style.seat_weights(game.base, me)
     for s in range(4):
         if s != me:
-            assert fitted[s] == (0.75 if models[s] is five35_playout.HARD else 0.25)
+            assert fitted[s] == (0.75 if models[s] is five35_style.READING.searcher else 0.25)
     mix = five35_style.seat_models(game.base, me, five35_playout.HARD, plain)
     assert mix is not None
     rng = random.Random(7)
