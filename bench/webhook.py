@@ -3,6 +3,9 @@
 usage: bench/webhook.py REDIS_URL [--requests 20000] [--concurrency 64] [--tables 20] [--seconds 30]
                           [--think 1.0]
 
+A match that waits more than 30 s for an answer is given up and said so (a move's latency counted at
+30 s): a stalled command shows in the figures instead of ending the run.
+
 The adapter and the worker run as the real commands (``python -m adapters.webhook``, ``cinq worker``),
 each in a process of its own; this process is the chat platform (the load generator and the callback
 receiver, which checks every signature).
@@ -61,6 +64,9 @@ PLATFORM = "bench"
 # The integrator's side of the signatures: the official library, one secret both ways.
 HOOK = Webhook(SECRET)
 REMATCH_MARK = "🔁"  # the end's "Play again" button (English texts)
+# A move whose result has not come back after this long is lost: counted at this latency, and its table
+# starts a new match (before, one such move ended the whole run with a TimeoutError).
+LOST_S = 30.0
 
 
 def _env(redis_url: str, port: int, callback: str, deliver: bool) -> dict[str, str]:
@@ -150,6 +156,7 @@ class Receiver:
         self.inbox: dict[str, asyncio.Queue[tuple[float, dict[str, Any]]]] = {}
         self.bad = 0
         self.count = 0
+        self.lost: list[str] = []  # matches given up: an answer did not come within LOST_S (see play)
 
     def queue(self, key: str) -> asyncio.Queue[tuple[float, dict[str, Any]]]:
         return self.inbox.setdefault(key, asyncio.Queue())
@@ -172,7 +179,9 @@ class Receiver:
 async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, deadline: float,
                latencies: list[float], think: float = 0.0) -> int:
     """Play matches until ``deadline`` (each in a group and with people of its own, so that late
-    messages of one match are never taken for the next one's); returns the moves made."""
+    messages of one match are never taken for the next one's); returns the moves made.  A match that
+    waits more than LOST_S for an answer is given up (noted in ``rx.lost``; a move's at LOST_S)."""
+    lost = rx.lost
     rng = random.Random(name)
     moves = 0
     q: asyncio.Queue[tuple[float, dict[str, Any]]] = asyncio.Queue()
@@ -189,7 +198,7 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
         # messages: a /join sent on the "created" message may find no table yet, and is sent again.
         for _ in range(50):
             await send(_event(who, group, "group", text=text))
-            _, answer = await asyncio.wait_for(q.get(), 30)
+            _, answer = await asyncio.wait_for(q.get(), LOST_S)
             if answer["kind"] == "table":
                 return
             await asyncio.sleep(0.02)
@@ -200,12 +209,20 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
             break
         key = f"{name}m{match}"
         q, group, a, b = rx.queue(key), f"{key}-g", f"{key}-a", f"{key}-b"
-        await said(a, "/new cinquillo")
-        await said(b, "/join")
-        await send(_event(a, group, "group", text="/start"))
+        try:
+            await said(a, "/new cinquillo")
+            await said(b, "/join")
+            await send(_event(a, group, "group", text="/start"))
+        except TimeoutError:
+            lost.append(f"{key}: no answer to a command")
+            continue
         over = False
         while not over and time.perf_counter() < deadline:
-            _, msg = await asyncio.wait_for(q.get(), 30)
+            try:
+                _, msg = await asyncio.wait_for(q.get(), LOST_S)
+            except TimeoutError:
+                lost.append(f"{key}: no hand")
+                break
             if msg["kind"] == "match_over":
                 over = True
             # The end's hands offer only "Play again" (a rematch: not a move of this match).
@@ -220,7 +237,13 @@ async def play(url: str, s: aiohttp.ClientSession, rx: Receiver, name: str, dead
             moves += 1
             # The first callback showing the move's result (a later version of the table).
             while True:
-                at, nxt = await asyncio.wait_for(q.get(), 30)
+                try:
+                    at, nxt = await asyncio.wait_for(q.get(), LOST_S)
+                except TimeoutError:
+                    latencies.append(LOST_S)
+                    lost.append(f"{key}: a move's result")
+                    over = True
+                    break
                 over = over or nxt["kind"] == "match_over"
                 if nxt["version"] > version:
                     latencies.append(at - t0)
@@ -308,6 +331,7 @@ async def main(argv: list[str] | None = None) -> int:
         # Warm up unmeasured (the worker's start, first connections, schemas built on first use): else
         # the first run's CPU per move counts the processes' start-up.
         await end_to_end(url, 1, 3.0, rx)
+        rx.lost.clear()
         runs = ((1, min(10.0, args.seconds), 0.0), (args.tables, args.seconds, args.think))
         for tables, seconds, think in runs:
             cpu0 = [_cpu_s(p.pid) for p in procs] + [await _redis_cpu_s(r)]
@@ -319,6 +343,9 @@ async def main(argv: list[str] | None = None) -> int:
                   f"move -> signed callback p50 {_pct(lat, 0.5):.1f} ms, p99 {_pct(lat, 0.99):.1f} ms, "
                   f"mean {statistics.mean(lat) * 1000:.1f} ms; load average {os.getloadavg()[0]:.1f}")
             print(f"  CPU per move: adapter {per[0]:.2f} ms, worker {per[1]:.2f} ms, Redis {per[2]:.2f} ms")
+            if rx.lost:
+                print(f"  given up, no answer within {LOST_S:g} s: {len(rx.lost)} ({'; '.join(rx.lost[:5])})")
+                rx.lost.clear()
             print(f"  reference, same run: GET /healthz of the adapter p50 {_pct(ref, 0.5):.1f} ms, "
                   f"p99 {_pct(ref, 0.99):.1f} ms ({len(ref)} requests); ratio move / reference p50 "
                   f"x{_pct(lat, 0.5) / max(_pct(ref, 0.5), 1e-3):.1f}")
