@@ -181,3 +181,46 @@ async def test_a_single_holder_lease_is_taken_kept_and_refused_to_another(any_re
     await any_redis.pexpire("one", 1)
     await asyncio.sleep(0.01)
     assert await leases.hold(any_redis, "one", "a", 10_000)  # expired: free to take
+
+
+class _Counting:
+    """A Redis client that counts its round trips: each command sent alone, and each pipeline."""
+
+    def __init__(self, redis) -> None:
+        self.redis, self.trips = redis, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self.redis, name)
+        if name == "pipeline":
+            def pipeline(*a, **k):
+                pipe = attr(*a, **k)
+                execute = pipe.execute
+
+                async def counted(*ea, **ek):
+                    self.trips += 1
+                    return await execute(*ea, **ek)
+                pipe.execute = counted
+                return pipe
+            return pipeline
+        if callable(attr) and name in ("eval", "evalsha", "execute_command"):
+            async def one(*a, **k):
+                self.trips += 1
+                return await attr(*a, **k)
+            return one
+        return attr
+
+
+async def test_a_renewal_of_every_lease_held_is_one_round_trip_not_one_per_part(any_redis):
+    """A worker's loop waits for its renewals every third of a lease: one round trip per shard (16 of
+    them) stalled it for milliseconds each time (issue 33: the p99 of command -> outbox)."""
+    counting = _Counting(any_redis)
+    a = _leases(counting, "a", parts=16)
+    await a.rebalance(1000)
+    assert len(a.owned) == 16
+    counting.trips = 0
+    gained, lost = await a.rebalance(1100)
+    assert (gained, lost) == ([], []) and len(a.owned) == 16
+    assert counting.trips == 2  # the heartbeat and the renewals
+    await any_redis.delete("lease:3")  # one lease lost meanwhile (expired): found in the same trip
+    gained, lost = await a.rebalance(1200)
+    assert 3 in lost or 3 in gained
