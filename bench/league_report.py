@@ -140,6 +140,7 @@ def report(records: list[dict[str, Any]]) -> str:
                 mean, half = interval([mine[d] - base[d] for d in common])
                 lines.append(f"  {r0['game']} [{r0['variant']}, {r0['players']}p] vs {r0['players'] - 1}x "
                              f"{r0['opponent']} at {r0['budget_ms']} ms: {r0['level']} - hard "
+                             f"(make-up {b[4]}) "
                              f"{100 * mean:+.1f} points [{100 * (mean - half):+.1f}, "
                              f"{100 * (mean + half):+.1f}] over {len(common)} deals")
     return "\n".join(lines)
