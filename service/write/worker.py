@@ -148,7 +148,7 @@ class Worker:
                     entries = await intake.read(block=True)
                     continue
                 # Decide, append, acknowledge the previous batch and read the next (one round trip for
-                # a batch of up to 8 tables, overlapped with the deciding for a larger one).
+                # a batch of up to 64 tables, overlapped with the deciding for a larger one).
                 redo, new = await self.cycle(entries, read=True)
                 entries = redo + new
                 pause.ok()
@@ -224,7 +224,7 @@ class Worker:
         await self.loader.load(batches)
         histories = await self.loader.histories(batches)
         # Each full chunk of appends goes out while the next tables are decided (service.write.appending).
-        sending = self.appender.start(len(batches))
+        sending = self.appender.start()
         for b in batches:
             self.planner.plan(b, histories.get(b.table))
             if b.append is not None and sending.add(b):

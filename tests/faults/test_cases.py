@@ -183,7 +183,7 @@ async def test_worker_appends_sent_in_chunks_one_chunk_cut_midway_every_command_
     append never sent): after the retry every table holds its creation exactly once, and every
     command is acknowledged."""
     s = Stack(proxy)
-    s.workers[0].appender.chunk = s.workers[0].appender.min_chunk = 2
+    s.workers[0].appender.chunk = 2
     append_sha = None
     try:
         cids = []

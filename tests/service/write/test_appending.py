@@ -11,7 +11,6 @@ import pytest
 from service.domain.events import TableCreated, decode
 from service.domain.identities import Player, Room
 from service.domain.inputs import Input
-from service.write.appending import CHUNK, MIN_CHUNK
 from tests.service.support import Harness
 
 
@@ -20,13 +19,8 @@ def h(any_redis):
     return Harness(any_redis)
 
 
-@pytest.mark.parametrize(("tables", "chunk"), [(1, MIN_CHUNK), (10, MIN_CHUNK), (100, 25), (1000, CHUNK)])
-def test_a_batch_is_cut_into_quarters_between_the_smallest_and_the_largest_chunk(h, tables, chunk):
-    assert h.worker.appender.start(tables).chunk == chunk
-
-
 async def test_a_batch_of_many_tables_in_many_pipelines_applies_each_once_in_its_own_table(h):
-    h.worker.appender.chunk = h.worker.appender.min_chunk = 3
+    h.worker.appender.chunk = 3
     people = [Player(platform="test", user=f"p{n}", name=f"P{n}") for n in range(11)]
     for n, p in enumerate(people):  # all written before the worker reads: one batch of 11 tables
         await h.gateway.submit(Input(p, Room(platform="test", chat=f"dm{n}", kind="private")),
