@@ -157,8 +157,10 @@ async def test_every_role_runs_on_the_cluster_and_each_replica_holds_what_its_ma
         for w in workers:
             w.stop.set()
         await asyncio.gather(*tasks)
-    # The tables are spread over the three masters, and every master waited for its replica.
-    assert len({cluster.get_node_from_key(gw.keys.events(t)).name for t in tables}) == 3
+    # The tables are spread over the masters (table ids are random: all 9 on three masters only 92% of
+    # the time, which made this test fail ~1 run in 12; on at least two: all but 0.015%), and every
+    # master waited for its replica.
+    assert len({cluster.get_node_from_key(gw.keys.events(t)).name for t in tables}) >= 2
     waits = await _waits(cluster)
     assert all(waits[m] > waits_before.get(m, 0) for m in waits), (waits_before, waits)
     for t in tables:
