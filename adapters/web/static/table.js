@@ -23,13 +23,17 @@
   const cardName = (code) => (S.i18n && S.i18n.cards[code]) || code;
   // A 535 card as it is said: its rank and what it costs if still held ("7, 2 points").
   const card535 = (rank, pts) => pts[rank] === undefined ? String(rank) : trn("web.card535", pts[rank], {rank});
-  // A score as written: cabrón's split points "33/2" -> "16½" (the outcome's rows carry it written).
-  const FR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾"};
+  // A score as written: cabrón's split points "33/2" -> "16½", "43/6" -> "7⅙" (the outcome's rows carry
+  // it written); a part with no glyph of its own in small figures, "7 ⁷⁄₁₂", never "7 7/12".
+  const FR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾", "1/5": "⅕", "2/5": "⅖",
+              "3/5": "⅗", "4/5": "⅘", "1/6": "⅙", "5/6": "⅚", "1/8": "⅛", "3/8": "⅜", "5/8": "⅝", "7/8": "⅞"};
+  const SUP = "⁰¹²³⁴⁵⁶⁷⁸⁹", SUB = "₀₁₂₃₄₅₆₇₈₉";
+  const small = (n, digits) => String(n).replace(/\d/g, (d) => digits[d]);
   const score = (v) => {
     const m = /^(\d+)\/(\d+)$/.exec(String(v));
     if (!m) return String(v);
-    const whole = Math.floor(+m[1] / +m[2]), rest = `${+m[1] % +m[2]}/${m[2]}`;
-    return (whole || "") + (FR[rest] || ` ${rest}`);
+    const whole = Math.floor(+m[1] / +m[2]), part = +m[1] % +m[2], rest = `${part}/${m[2]}`;
+    return ((whole || "") + (FR[rest] || ` ${small(part, SUP)}⁄${small(m[2], SUB)}`)).trim();
   };
   const joinNames = (list, word) => list.length < 2 ? list.join("") :
     tr(word || "web.and", {a: list.slice(0, -1).join(", "), b: list[list.length - 1]});
