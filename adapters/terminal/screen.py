@@ -22,6 +22,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from adapters.terminal import results
+from adapters.terminal.layout import WIDTH, fold, wrap
 from service.platform.outbox import Action, Message
 from service.protocol.i18n import translate
 from service.protocol.i18n.render import SUIT_EMOJI, SUITS, card_name, move_kind, move_text, rank_name
@@ -29,7 +30,6 @@ from service.protocol.text import render as render_item
 
 KINDS = ("single", "group", "run", "add")
 RECENT = 4  # moves kept under the table: the screen is 24 lines
-WIDTH = 80
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 # Lines of the service a chat needs and a terminal does not: how to join, the commitment's 64 hex
 # digits (the terminal says the same in one plain sentence, results.fair_deal).  The AI players'
@@ -46,43 +46,6 @@ def names_of(msg: Message) -> list[str] | None:
                 if isinstance(item.get(key), list):
                     return [render_item(n, msg.locale) for n in item[key]]
     return None
-
-
-def wrap(items: list[str], width: int = WIDTH - 2, indent: str = "  ", first: str = "",
-         sep: str = "   ") -> list[str]:
-    """Items side by side, ``sep`` between them, wrapped at ``width`` cells; the first line begins
-    with ``first``."""
-    lines: list[str] = []
-    line = first + " " if first else indent
-    for item in items:
-        if cell_len(line) + cell_len(item) > width and line.strip() and line.strip() != first.strip():
-            lines.append(line.rstrip())
-            line = indent
-        line += item + sep
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
-
-
-def fold(text: str, width: int = WIDTH) -> list[str]:
-    """``text``'s lines, each longer than ``width`` cells folded between words (its indent kept on
-    the lines it continues on): a terminal would cut words where the screen ends."""
-    out: list[str] = []
-    for line in text.splitlines() or [""]:
-        if cell_len(line) <= width:
-            out.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip(" ")))
-        words = line.split()
-        current = indent + words[0]
-        for word in words[1:]:
-            if cell_len(current) + 1 + cell_len(word) > width:
-                out.append(current)
-                current = indent + "  " + word if indent else word
-            else:
-                current += " " + word
-        out.append(current)
-    return out
 
 
 class Screen:
