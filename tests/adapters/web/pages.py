@@ -37,6 +37,23 @@ async def playable(page: Any) -> list[Any]:
     return [passing.first] if await passing.count() else []
 
 
+async def press_one(page: Any, *, polls: int = 2000) -> None:
+    """Presses one playable thing, first waiting while the AI players move: right after a press
+    the page is idle but it may be another seat's turn, so nothing is playable yet."""
+    for _ in range(polls):
+        if not await page.evaluate("window.cinq.busy"):
+            targets = await playable(page)
+            if targets:
+                try:
+                    await targets[0].click(timeout=3000)
+                except PlaywrightError:  # redrawn under the finger (a message came): look again
+                    continue
+                await page.wait_for_function("() => !window.cinq.busy")
+                return
+        await page.wait_for_timeout(30)
+    raise AssertionError("nothing became playable")
+
+
 async def play_out(page: Any, *, limit: int = 900, on_round: Any = None, on_turn: Any = None) -> int:
     """Presses playable things until the end screen shows (a round's result is read, then
     Continue); returns how many presses it took."""

@@ -16,7 +16,7 @@ from playwright.async_api import async_playwright
 
 from service.domain.identities import Player
 from service.domain.weblinks import issue_link, table_url
-from tests.adapters.web.pages import CONTINUE, SIZES, hand_buttons, play_out
+from tests.adapters.web.pages import CONTINUE, SIZES, hand_buttons, play_out, press_one
 from tests.adapters.web.support import CHROMIUM, Stack, hidden_cards
 
 pytestmark = pytest.mark.e2e
@@ -185,9 +185,7 @@ async def test_a_reload_mid_match_and_after_the_end_keeps_moves_and_names(browse
         await page.goto(url(s, table, lang="en"))
         await page.wait_for_selector("#hand .cardbtn")
         for _ in range(3):
-            from tests.adapters.web.pages import playable
-            await (await playable(page))[0].click()
-            await page.wait_for_function("() => !window.cinq.busy")
+            await press_one(page)
         await page.reload()
         await page.wait_for_selector("#hand .cardbtn")
         log = page.get_by_role("region", name="Last moves").get_by_role("listitem")
@@ -379,7 +377,5 @@ async def test_a_dimmed_card_says_what_can_be_played_instead(browser, lang):
                 assert said in notice and all(n in notice for n in names), (notice, names)
                 assert (await s.table(table)).version == t.version  # and nothing was sent
                 return
-            from tests.adapters.web.pages import playable
-            await (await playable(page))[0].click()
-            await page.wait_for_function("() => !window.cinq.busy")
+            await press_one(page)
         raise AssertionError("no dimmed card beside a playable one in 60 turns")
