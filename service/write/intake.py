@@ -68,9 +68,17 @@ class Intake:
         self.leasing = False
 
     def shards(self) -> list[str]:
-        """The command streams this worker reads now: its leased shards while it runs, else all."""
+        """The command streams this worker reads new commands from: its leased shards while it runs
+        (not those it is handing over), else all."""
         if self.leasing and self.leases is not None:
             return [self.keys.commands(s) for s in self.leases.active]
+        return self.keys.all_commands()
+
+    def held_shards(self) -> list[str]:
+        """The command streams whose commands delivered to this worker are its own to finish: every
+        shard it holds, those it is handing over included (see :meth:`reread`), else all."""
+        if self.leasing and self.leases is not None:
+            return [self.keys.commands(s) for s in sorted(self.leases.owned)]
         return self.keys.all_commands()
 
     def due_buckets(self) -> list[int] | None:
@@ -118,18 +126,26 @@ class Intake:
     async def reread(self) -> list[Entry]:
         """This worker's own pending commands, read again (after a lost reply or a Redis restart).
 
+        Every shard it holds is read again, those it is handing over too: a shard is handed over
+        only once nothing read from it is in hand, so a command of it dropped from the hand (a batch
+        cut short by a Redis error) must come back to the hand, else the shard went with it pending
+        here, and waited for whoever took the shard next to claim it (a lease later, or for ever
+        while nobody did: issue 33's stall, tests/faults/test_handover.py).
+
         The held-back acknowledgements are sent first, so only commands not finished come back; a
         command also in hand is decided once (``group_by_table`` drops the second copy)."""
         await self.held.flush()
-        got = await self.group.own_pending(self.shards(), self.settings.batch, limit=10 * self.settings.batch)
+        got = await self.group.own_pending(self.held_shards(), self.settings.batch,
+                                           limit=10 * self.settings.batch)
         return self.entries(got)
 
     async def claim(self) -> list[Entry]:
         """Take over commands another consumer has held for too long (it probably died)."""
         out: list[Entry] = []
-        for key in self.shards():
+        held = self.held_shards()
+        for key in held:
             out += await self._claim_shard(key, self.settings.claim_idle_ms)
-        self.metrics.pending.set(await self.group.pending(self.shards()))
+        self.metrics.pending.set(await self.group.pending(held))
         return out
 
     async def _claim_shard(self, key: str, idle_ms: int) -> list[Entry]:

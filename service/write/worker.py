@@ -233,9 +233,11 @@ class Worker:
         try:
             results, read_back = await sending.done(self.intake.queue_read if read else None)
         except NoScriptError:
-            # The server lost its scripts (restart, failover): nothing of this batch was appended.
+            # The server lost its scripts (restart, failover): nothing of this batch was appended.  The
+            # read sent in the same round trip was answered all the same, its commands delivered here
+            # and never seen: they are read again now, not at the next periodic re-read.
             await self.store.ensure_scripts()
-            return [e for b in batches for e in b.entries], []
+            return [e for b in batches for e in b.entries], await self.intake.reread() if read else []
         await self.finisher.follow_up_finished(batches)
         done = [b for b in batches if b.append is None and (b.failed or b.waiting)]
         duplicates = [Outcome(e, "duplicate", [], 0) for e in grouped.twice]
