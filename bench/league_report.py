@@ -14,7 +14,8 @@ still lacks: ``FEW DEALS`` (below 1,000 against medium, 300 against the others),
 when the whole interval is); for the hard player and its variants, the make-up's fingerprint
 (``hard`` is whatever main's hard player was when the deals were played).  Then every hard
 variant (``hard/...``) against the hard player of the same row, paired on the deals both played
-(the deal's luck cancels out of the difference).
+(the deal's luck cancels out of the difference); against each make-up the hard player has had,
+a variant of the same make-up as one (one later kept) counting as that hard player.
 """
 
 from __future__ import annotations
@@ -123,26 +124,32 @@ def report(records: list[dict[str, Any]]) -> str:
                      f"{goal_text:>5} {percentile(cpu, 0.5):>7.1f} "
                      f"{percentile(cpu, 0.99):>6.1f} {max(cpu) if cpu else 0:>6.1f}  {'; '.join(notes)}")
     lines += ["", "Paired differences (a hard variant minus the hard player, same row, same deals):"]
+    # the hard player of a make-up: a row named "hard", or a variant whose settings came to the
+    # same make-up as one (a variant later kept as main's hard player), its deals pooled
+    hard_makeups = {k[4] for k in order if rows[k][0]["level"] == "hard"}
     for k in order:
         r0 = rows[k][0]
         if not r0["level"].startswith("hard/"):
             continue
+        refs: dict[str, dict[tuple[int, int], float]] = {}
         for b in order:
             b0 = rows[b][0]
-            if (b0["level"] == "hard" and b0["game"] == r0["game"] and b0["variant"] == r0["variant"]
+            if ((b0["level"] == "hard" or b[4] in hard_makeups) and b[4] != k[4]
+                    and b0["game"] == r0["game"] and b0["variant"] == r0["variant"]
                     and b0["players"] == r0["players"] and b0["opponent"] == r0["opponent"]
                     and b[1:4] == k[1:4] and b[5] == k[5]):
-                mine = {(r["seed"], r["deal"]): r["score"] for r in rows[k]}
-                base = {(r["seed"], r["deal"]): r["score"] for r in rows[b]}
-                common = sorted(set(mine) & set(base))
-                if len(common) < 2:
-                    continue
-                mean, half = interval([mine[d] - base[d] for d in common])
-                lines.append(f"  {r0['game']} [{r0['variant']}, {r0['players']}p] vs {r0['players'] - 1}x "
-                             f"{r0['opponent']} at {r0['budget_ms']} ms: {r0['level']} - hard "
-                             f"(make-up {b[4]}) "
-                             f"{100 * mean:+.1f} points [{100 * (mean - half):+.1f}, "
-                             f"{100 * (mean + half):+.1f}] over {len(common)} deals")
+                refs.setdefault(b[4], {}).update({(r["seed"], r["deal"]): r["score"] for r in rows[b]})
+        mine = {(r["seed"], r["deal"]): r["score"] for r in rows[k]}
+        for makeup, base in sorted(refs.items()):
+            common = sorted(set(mine) & set(base))
+            if len(common) < 2:
+                continue
+            mean, half = interval([mine[d] - base[d] for d in common])
+            lines.append(f"  {r0['game']} [{r0['variant']}, {r0['players']}p] vs {r0['players'] - 1}x "
+                         f"{r0['opponent']} at {r0['budget_ms']} ms: {r0['level']} - hard "
+                         f"(make-up {makeup}) "
+                         f"{100 * mean:+.1f} points [{100 * (mean - half):+.1f}, "
+                         f"{100 * (mean + half):+.1f}] over {len(common)} deals")
     return "\n".join(lines)
 
 
