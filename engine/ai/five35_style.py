@@ -175,6 +175,12 @@ def searcher_log_odds(evidence: tuple[int, int, int, int, int, int], reading: Re
     return odds
 
 
+def all_read_medium(st: State, seat: int, reading: Reading = READING, below: float = 0.0) -> bool:
+    """Whether every seat but ``seat`` reads as the medium player, its log odds below ``below``
+    (the hard player's own seat then plays out with other weights: engine.ai.hard.own_weights)."""
+    return all(searcher_log_odds(c, reading) < below for s, c in enumerate(counts(st)) if s != seat)
+
+
 def searcher_chances(st: State, seat: int, reading: Reading = READING) -> list[float]:
     """Per seat, the share of deals on which it is played out as ``reading.searcher`` (the rest as
     the medium player); the player's own seat gets 0 (it is never drawn)."""

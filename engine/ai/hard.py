@@ -4,7 +4,8 @@
   move played out to the end of the round with a policy of the medium player's form per seat
   (:mod:`.five35_playout`): for its own seat the weights fitted to strong players' moves
   (``five35_own``, :data:`.five35_playout.STRONG`; issue 38: the weights tuned to beat medium,
-  ``HARD``, lost to searchers written apart from hard), for each
+  ``HARD``, lost to searchers written apart from hard; ``five35_own_medium``, if set, when every
+  other seat reads as the medium player: :func:`own_weights`), for each
   other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
   ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
   38's robust play); as many deals as the time budget allows, up to ``five35_iterations``.
@@ -30,6 +31,7 @@ from typing import Any, Final
 from engine.ai import cinquillo_belief, five35_pimc, five35_playout, five35_style
 from engine.ai.games import Five35Game, game_for
 from engine.ai.ismcts import best_move, confident_move, search_stats
+from engine.five35.state import State as Five35State
 
 #: the share of a time budget the search may plan on (the rest absorbs a step's overrun)
 BUDGET_SHARE: Final = 0.97
@@ -52,6 +54,8 @@ class HardSettings:
     cinquillo_overrule_z: float | None = 1.5
     five35_iterations: int = 5000
     five35_own: five35_playout.Weights = five35_playout.STRONG
+    five35_own_medium: five35_playout.Weights | None = None
+    five35_own_medium_below: float = 0.0
     five35_reading: five35_style.Reading = five35_style.READING
 
     def iterations(self, game: str) -> int:
@@ -61,6 +65,18 @@ class HardSettings:
 
 #: the hard player the service runs
 HARD: Final[HardSettings] = HardSettings()
+
+
+def own_weights(st: Five35State, seat: int, settings: HardSettings = HARD) -> five35_playout.Weights:
+    """The 535 playout weights of the hard player's own seat ``seat``: ``five35_own_medium`` when
+    it is set and every other seat reads as the medium player (log odds below
+    ``five35_own_medium_below``, whatever threshold the reading models the seats with), else
+    ``five35_own``."""
+    if (settings.five35_own_medium is not None
+            and five35_style.all_read_medium(st, seat, settings.five35_reading,
+                                             settings.five35_own_medium_below)):
+        return settings.five35_own_medium
+    return settings.five35_own
 
 
 def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSettings = HARD,
@@ -80,10 +96,10 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
     if budget_s is not None and clock is not None:
         budget_s -= clock() - started
     if isinstance(game, Five35Game):
-        game.seat_weights = five35_style.seat_weights(game.base, game.info.seat, settings.five35_own,
-                                                      settings.five35_reading)
-        game.seat_models = five35_style.seat_models(game.base, game.info.seat, settings.five35_own,
-                                                    settings.five35_reading)
+        reading, seat = settings.five35_reading, game.info.seat
+        own = own_weights(game.base, seat, settings)
+        game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
+        game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
     root_moves = rules.legal(game.base)
