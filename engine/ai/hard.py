@@ -4,9 +4,9 @@
   move played out to the end of the round with a policy of the medium player's form per seat
   (:mod:`.five35_playout`): for its own seat the weights fitted to strong players' moves
   (``five35_own``, :data:`.five35_playout.STRONG`; issue 38: the weights tuned to beat medium,
-  ``HARD``, lost to searchers written apart from hard; ``five35_own_medium``, if set, when every
-  other seat reads as the medium player: :func:`own_weights`), for each
-  other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
+  ``HARD``, lost to searchers written apart from hard; but ``five35_own_medium``, HARD's, when
+  every other seat reads as the medium player, whom HARD's weights beat best: :func:`own_weights`),
+  for each other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
   ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
   38's robust play); as many deals as the time budget allows, up to ``five35_iterations``.
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
@@ -54,7 +54,7 @@ class HardSettings:
     cinquillo_overrule_z: float | None = 1.5
     five35_iterations: int = 5000
     five35_own: five35_playout.Weights = five35_playout.STRONG
-    five35_own_medium: five35_playout.Weights | None = None
+    five35_own_medium: five35_playout.Weights | None = five35_playout.HARD
     five35_own_medium_below: float = 0.0
     five35_reading: five35_style.Reading = five35_style.READING
 

@@ -56,3 +56,25 @@ def test_the_report_marks_what_a_row_lacks_and_pairs_the_variants():
     assert "LOW BUDGET" not in lines["hard 100ms"] and "100.0%" in lines["hard 100ms"]
     paired = [line for line in text.splitlines() if "hard/five35_reading.plain=0.5 - hard" in line]
     assert len(paired) == 1 and "-18.8 points" in paired[0] and "over 4 deals" in paired[0]
+
+
+def test_a_variant_is_paired_with_every_make_up_the_hard_player_has_had():
+    # "hard" played at 25 ms when it was make-up A; a variant K later became the hard player
+    # (make-up K, named "hard" in its 100 ms row); a new variant V is compared with both.
+    def recs(level, fp, scores, budget_ms=25):
+        job = _job(level=level, budget_ms=budget_ms)
+        out = [runlog.record(job, d, s, [0.0243]) for d, s in enumerate(scores)]
+        for r in out:
+            r["level_fp"] = fp
+        return out
+
+    text = report.report(recs("hard", "aaaaaaaaaa", [0.5, 0.5, 0.5, 0.5])
+                         + recs("hard/five35_own=fitted", "kkkkkkkkkk", [0.75, 0.5, 0.75, 0.5])
+                         + recs("hard", "kkkkkkkkkk", [1.0, 1.0], budget_ms=100)
+                         + recs("hard/five35_own_medium=hard", "vvvvvvvvvv", [1.0, 1.0, 0.75, 0.5]))
+    paired = [line for line in text.splitlines() if " - hard (make-up " in line]
+    v = [line for line in paired if "five35_own_medium=hard - hard" in line]
+    assert len(v) == 2
+    assert "(make-up aaaaaaaaaa) +31.2 points" in v[0] and "(make-up kkkkkkkkkk) +18.8 points" in v[1]
+    k = [line for line in paired if "five35_own=fitted - hard" in line]
+    assert len(k) == 1 and "(make-up aaaaaaaaaa) +12.5 points" in k[0]  # never with itself

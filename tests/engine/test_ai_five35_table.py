@@ -10,6 +10,7 @@ from engine.ai import choose_move, five35_playout, five35_style
 from engine.ai.games import Five35Game, game_for
 from engine.ai.hard import HARD, HardSettings, own_weights
 
+
 def _positions(seed, plies=16, hard_seat=None):
     """Per ply, a four-player 535 position's rebuilt state and the seat to move: medium plays every
     seat but ``hard_seat`` (the hard player at 20 iterations, a searcher to read)."""
@@ -46,9 +47,10 @@ def test_a_table_of_medium_players_reads_all_medium_and_one_searcher_breaks_it()
 
 def test_the_own_seat_plays_out_with_the_medium_weights_only_at_a_medium_table():
     settings = HardSettings(five35_own_medium=five35_playout.HARD)
-    assert HARD.five35_own_medium is None  # off unless measured to pay
+    assert HARD.five35_own_medium is five35_playout.HARD  # the service's hard player (issue 38)
+    before = HardSettings(five35_own_medium=None)
     for st, seat in _positions(3):
-        assert own_weights(st, seat) is five35_playout.STRONG
+        assert own_weights(st, seat, before) is five35_playout.STRONG
         assert own_weights(st, seat, settings) is five35_playout.HARD
     seen_searcher = False
     for st, seat in _positions(0, hard_seat=0):
