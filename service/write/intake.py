@@ -66,6 +66,7 @@ class Intake:
         # While the worker's loop runs it reads its leased shards; before (and in drain(), for tests
         # and tools) every shard.
         self.leasing = False
+        self._trimmed = -1  # the shard (its index in shards()) trim_next trimmed last
 
     def shards(self) -> list[str]:
         """The command streams this worker reads new commands from: its leased shards while it runs
@@ -80,6 +81,16 @@ class Intake:
         if self.leasing and self.leases is not None:
             return [self.keys.commands(s) for s in sorted(self.leases.owned)]
         return self.keys.all_commands()
+
+    async def trim_next(self) -> int:
+        """Retention, one shard a step: remove what every group has acknowledged from the next of the
+        shards this worker reads (in turn), so that no step of the loop waits for all of them.
+        Returns how many entries were removed."""
+        shards = self.shards()
+        if not shards:
+            return 0
+        self._trimmed = (self._trimmed + 1) % len(shards)
+        return await self.group.trim([shards[self._trimmed]])
 
     def due_buckets(self) -> list[int] | None:
         """The buckets whose deadlines this worker fires (None: all): those of its leased shards,
