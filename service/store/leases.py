@@ -72,6 +72,9 @@ class Leases:
     owned: set[int] = field(default_factory=set)
     # Parts beyond the fair share: not to be read any more, released once not busy.
     draining: set[int] = field(default_factory=set)
+    # Parts whose renewal failed in the last round (the lease had expired, or another took it): a
+    # process whose leases lapse was held up for most of a lease (its loop, or Redis, stalled).
+    lapsed: list[int] = field(default_factory=list)
 
     async def rebalance(self, now_ms: int, busy: Callable[[int], bool] = lambda p: False
                         ) -> tuple[list[int], list[int]]:
@@ -89,6 +92,7 @@ class Leases:
         # round trip per shard stalled it for milliseconds every few seconds, issue 33's p99); what
         # was lost (it expired, another took it) is dropped at once.
         mine = sorted(self.owned)
+        self.lapsed = []
         if mine:
             pipe = self.redis.pipeline(transaction=False)
             for p in mine:
@@ -98,6 +102,7 @@ class Leases:
                     self.owned.discard(p)
                     self.draining.discard(p)
                     lost.append(p)
+                    self.lapsed.append(p)
         # Release the extra ones (the highest first), once nothing of theirs is in hand.
         extra = sorted(self.owned, reverse=True)[: max(len(self.owned) - share, 0)]
         self.draining = set(extra)

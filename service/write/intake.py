@@ -67,6 +67,7 @@ class Intake:
         # and tools) every shard.
         self.leasing = False
         self._trimmed = -1  # the shard (its index in shards()) trim_next trimmed last
+        self._last_round = time.monotonic()  # the last rebalance (a lapsed lease says how long ago)
 
     def shards(self) -> list[str]:
         """The command streams this worker reads new commands from: its leased shards while it runs
@@ -107,6 +108,11 @@ class Intake:
 
         A shard beyond this worker's share is released only once nothing read from it is in hand
         and its acknowledgements are sent.
+
+        A lease that lapsed (this worker was held up for most of a lease) is said so, and a shard
+        taken back at once leaves out of its claim the commands still in hand here: they are this
+        worker's own, not a dead worker's (logged "claimed", they read as a command someone had
+        left unread: issue 33's stall).
         """
         if self.leases is None:
             return []
@@ -118,9 +124,14 @@ class Intake:
         self.metrics.shards.set(len(self.leases.owned))
         if gained or lost:
             self.log.info("shards", gained=gained, lost=lost, owned=sorted(self.leases.owned))
+        if self.leases.lapsed:
+            self.log.warning("lease_lapsed", shards=self.leases.lapsed,
+                             since_last_round_s=round(time.monotonic() - self._last_round, 2))
+        self._last_round = time.monotonic()
+        held = {(e.stream, e.id) for e in in_hand}
         out: list[Entry] = []
         for s in gained:
-            out += await self._claim_shard(self.keys.commands(s), idle_ms=0)
+            out += await self._claim_shard(self.keys.commands(s), idle_ms=0, in_hand=held)
         return out
 
     async def read(self, block: bool = True) -> list[Entry]:
@@ -159,10 +170,14 @@ class Intake:
         self.metrics.pending.set(await self.group.pending(held))
         return out
 
-    async def _claim_shard(self, key: str, idle_ms: int) -> list[Entry]:
-        """The commands of one shard pending for at least ``idle_ms`` with any consumer, now ours."""
-        out = self.entries(await self.group.claim(key, idle_ms, self.settings.batch,
-                                                  limit=10 * self.settings.batch))
+    async def _claim_shard(self, key: str, idle_ms: int,
+                           in_hand: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset()
+                           ) -> list[Entry]:
+        """The commands of one shard pending for at least ``idle_ms`` with any consumer, now ours
+        (but those ``in_hand`` already)."""
+        out = [e for e in self.entries(await self.group.claim(key, idle_ms, self.settings.batch,
+                                                              limit=10 * self.settings.batch))
+               if (e.stream, e.id) not in in_hand]
         if out:
             self.metrics.claimed.inc(len(out))
             self.log.warning("claimed", commands=len(out), shard=key)

@@ -4,6 +4,7 @@ worker's shards.  On fakeredis and on a real Redis."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from service.domain.inputs import Input
@@ -224,3 +225,27 @@ async def test_a_renewal_of_every_lease_held_is_one_round_trip_not_one_per_part(
     await any_redis.delete("lease:3")  # one lease lost meanwhile (expired): found in the same trip
     gained, lost = await a.rebalance(1200)
     assert 3 in lost or 3 in gained
+
+
+async def test_a_lapsed_lease_is_said_and_what_is_in_hand_is_not_claimed_back(any_redis, log_lines):
+    """A worker held up for most of a lease (its loop or Redis stalled) finds its leases lapsed and
+    takes its shards back at once; the command it holds is its own, still in hand: not claimed back
+    as a dead worker's would be (that "claimed 1 command" read as a command left unread, issue 33)."""
+    h = Harness(any_redis, workers=1, command_shards=2, lease_ms=60_000)
+    w = h.worker
+    await w.setup()
+    w.intake.leasing = True
+    await w.intake.rebalance([])
+    assert w.leases is not None and w.leases.owned == {0, 1}
+    await h.gateway.submit(Input(Player(platform="tg", user="x", name="X"), Room(platform="tg", chat="x")),
+                           "/new cinquillo")
+    in_hand = await w.intake.read(block=False)
+    assert len(in_hand) == 1
+    await any_redis.delete(*[h.keys.shard_lease(s) for s in range(2)])  # both expired meanwhile
+    assert await w.intake.rebalance(in_hand) == []
+    assert w.leases.owned == {0, 1} and sorted(w.leases.lapsed) == [0, 1]
+    assert w.metrics.claimed._value.get() == 0
+    await w.process(in_hand)
+    assert await h.gateway.table_of(Room(platform="tg", chat="x"))
+    said = [json.loads(line)["event"] for line in log_lines.getvalue().splitlines()]
+    assert "lease_lapsed" in said and "claimed" not in said
