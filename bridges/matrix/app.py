@@ -74,6 +74,11 @@ async def serve(cfg: Config) -> None:
             state, matrix, CinqClient(session, cfg.cinq_url, cfg.platform, cfg.secret), cfg.locale
         )
         await matrix.login(cfg.password, cfg.display_name)
+        # Before cinq's callbacks and people's messages are read: a number typed while the bridge was
+        # down may answer a hand it had posted and not yet recorded when it stopped.
+        resumed = await bridge.resume()
+        if resumed:
+            log.info("resumed %d callback(s) a previous run left half-shown", resumed)
         runner = web.AppRunner(callback_app(bridge, cfg.secret), access_log=None)
         await runner.setup()
         await web.TCPSite(runner, cfg.host, cfg.port).start()

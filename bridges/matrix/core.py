@@ -18,12 +18,18 @@ event as the action's ``message``; cinq's answer to a board choice says it ``rep
 and the bridge edits it in place, so a board stays one message whatever is chosen.  Only an event the
 bridge itself posted with choices in that room, and not redacted since, is edited; for any other
 ``replaces`` the board is posted anew.
+
+A crash: a callback being shown when the bridge stopped is shown again (``resume``) before the next
+start reads anything people wrote, so the choices of a message that reached its room are known when a
+number typed against it is read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+import time
 from typing import Any, Protocol
 
 from bridges.matrix import render
@@ -35,6 +41,10 @@ NUMBER = re.compile(r"^\s*(\d{1,3})\s*\.?\s*$")
 MAX_MESSAGE = 128
 # Kinds whose last message is kept up to date in place.
 EDITED = ("table", "hand")
+# How old a callback left half-shown by a crash may be and still be resumed: a homeserver remembers a
+# transaction id for a while only (Synapse: 30 min), after which showing it again could post a copy.
+RESUME_S = 600.0
+log = logging.getLogger("bridges.matrix")
 
 
 def _phase(msg: dict[str, Any]) -> str | None:
@@ -133,6 +143,38 @@ class Bridge:
         """Show one callback from cinq (an OutboundMessage document); a repeated id is shown once."""
         if self.state.is_done(msg["id"]):
             return
+        # Written before anything reaches Matrix, gone with the ``done`` row: a crash in between
+        # leaves it for ``resume``.  A failure the process lives through is cinq's to retry.
+        self.state.showing(msg, time.time())
+        try:
+            await self._show(msg)
+        except Exception:
+            self.state.not_showing(msg["id"])
+            raise
+
+    async def resume(self, now: float | None = None) -> int:
+        """Finish showing the callbacks a previous process was showing when it stopped (a crash, a
+        kill); returns how many.  Called before the bridge reads what people wrote: a hand posted just
+        before the crash may be in its room with its choices unrecorded, and a number typed against it
+        while the bridge was down must take its choice, not be refused as an earlier turn's.  Each is
+        shown with its own transaction id, so Matrix keeps the event it may already have, and cinq's
+        retry of it is a repeat.  One begun longer ago than ``RESUME_S`` is left to cinq."""
+        now = time.time() if now is None else now
+        finished = 0
+        for msg, began in self.state.unfinished():
+            if now - began > RESUME_S:
+                log.warning("callback %s begun %.0f s ago is not resumed", msg["id"], now - began)
+                self.state.not_showing(msg["id"])
+                continue
+            try:
+                await self.on_callback(msg)
+            except Exception as e:
+                log.warning("callback %s not resumed (cinq sends it again): %s", msg["id"], e)
+                continue
+            finished += 1
+        return finished
+
+    async def _show(self, msg: dict[str, Any]) -> None:
         to = msg["to"]
         room = to["chat"]["id"] if "chat" in to else await self._dm(to["user"]["id"])
         content = render.content(msg)

@@ -15,6 +15,10 @@
 - ``offered``: the events the bridge posted with choices, per room (a day of them): a callback's
   ``replaces`` is honoured only for one of these, so the bridge edits nothing but its own messages.
 - ``done``: callback ids already shown (cinq retries a callback whose answer it did not get).
+- ``showing``: the callbacks being shown now (written before anything reaches Matrix, deleted with the
+  ``done`` row): one left by a crash may be in a room already, its choices unrecorded, and is shown
+  again (the same transaction id: Matrix keeps one event) before the next start reads what people
+  wrote, so a number typed against it while the bridge was down takes its choice (``Bridge.resume``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,6 +41,7 @@ CREATE TABLE IF NOT EXISTS drawn (room TEXT, tbl TEXT, kind TEXT, version INTEGE
 CREATE TABLE IF NOT EXISTS offered (room TEXT, event TEXT, at REAL NOT NULL, PRIMARY KEY (room, event));
 CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS bottom (room TEXT PRIMARY KEY, event TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS showing (id TEXT PRIMARY KEY, msg TEXT NOT NULL, at REAL NOT NULL);
 """
 # cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
 DONE_TTL_S = 24 * 3600
@@ -47,6 +53,7 @@ class State:
     def __init__(self, path: str) -> None:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
+        self._synchronous = int(self.db.execute("PRAGMA synchronous").fetchone()[0])
         self.db.executescript(SCHEMA)
         # A state file from an older bridge lacks the later columns of ``pending``: add them.
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(pending)")}
@@ -144,6 +151,28 @@ class State:
         row = self.db.execute("SELECT 1 FROM offered WHERE room = ? AND event = ?", (room, event)).fetchone()
         return row is not None
 
+    def showing(self, msg: dict[str, Any], now: float) -> None:
+        """Record that callback ``msg`` (the OutboundMessage document) is about to be shown."""
+        # Not waiting for the disk: the row is against a crash of this process, and once in the WAL the
+        # OS has it; ``shown``'s commit, which waits, takes it to the disk.  So a callback still costs
+        # one wait for the disk (tens of ms on a loaded machine), not two.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self.db.execute("INSERT OR REPLACE INTO showing VALUES (?, ?, ?)",
+                            (msg["id"], json.dumps(msg), now))
+        finally:
+            self.db.execute(f"PRAGMA synchronous={self._synchronous}")
+
+    def not_showing(self, msg_id: str) -> None:
+        """Forget that callback ``msg_id`` was being shown (it failed: cinq sends it again)."""
+        self.db.execute("DELETE FROM showing WHERE id = ?", (msg_id,))
+
+    def unfinished(self) -> list[tuple[dict[str, Any], float]]:
+        """The callbacks a previous process began to show and never finished, oldest first, with when
+        each was begun."""
+        rows = self.db.execute("SELECT msg, at FROM showing ORDER BY at, rowid").fetchall()
+        return [(json.loads(row[0]), float(row[1])) for row in rows]
+
     def is_done(self, msg_id: str) -> bool:
         """Whether callback ``msg_id`` was already shown."""
         return self.db.execute("SELECT 1 FROM done WHERE id = ?", (msg_id,)).fetchone() is not None
@@ -180,4 +209,5 @@ class State:
                 self.db.execute("INSERT OR REPLACE INTO posted (room, tbl, kind, event, phase) "
                                 "VALUES (?, ?, ?, ?, ?)", (room, *posted))
             self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))
+            self.db.execute("DELETE FROM showing WHERE id = ?", (msg_id,))
             self.db.execute("DELETE FROM done WHERE at < ?", (now - DONE_TTL_S,))

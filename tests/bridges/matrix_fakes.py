@@ -10,8 +10,14 @@ from pathlib import Path
 from typing import Any
 
 
+class Killed(BaseException):
+    """The bridge process died (SIGKILL): nothing after the point it is raised at runs, not even an
+    ``except Exception``."""
+
+
 class FakeMatrix:
-    """A homeserver that records what was sent; ``txn_id`` deduplicates as Matrix does."""
+    """A homeserver that records what was sent; ``txn_id`` deduplicates as Matrix does.  With
+    ``die_after_send``, a send reaches the room and the bridge dies before it hears the answer."""
 
     user_id = "@cinq:hs"
 
@@ -20,6 +26,7 @@ class FakeMatrix:
         self.txns: dict[str, str] = {}
         self.dms: list[str] = []
         self.fail = False
+        self.die_after_send = False
         self.redacted: set[str] = set()
         self.asked: list[str] = []  # the events still_shown was asked about
         self.names: dict[str, str] = {}  # rooms' display names
@@ -30,6 +37,8 @@ class FakeMatrix:
         if txn_id not in self.txns:
             self.sent.append((room, content))
             self.txns[txn_id] = f"$e{len(self.sent)}"
+        if self.die_after_send:
+            raise Killed(f"killed once {self.txns[txn_id]} was in {room}")
         return self.txns[txn_id]
 
     async def still_shown(self, room: str, event: str) -> bool:
