@@ -89,7 +89,7 @@ async def main(argv: list[str] | None = None) -> int:
         hs = Synapse(Path(tmp) / "synapse").start()
         try:
             for game in args.games.split(","):
-                world = World(Path(tmp) / game, args.redis_url, hs, locale="en")
+                world = World(Path(tmp) / game, args.redis_url, hs, locale="en", quiet=True)
                 try:
                     people = await world.start(["Ana", "Bea", "Cal"])
                     group = await world.group(people[0], people[1:])

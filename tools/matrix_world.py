@@ -20,7 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nio import AsyncClient, InviteMemberEvent, LoginResponse, RoomCreateResponse, SyncResponse
+from nio import (
+    AsyncClient,
+    InviteMemberEvent,
+    LoginResponse,
+    RoomCreateResponse,
+    RoomSendResponse,
+    SyncResponse,
+)
 
 from tools.loopback import free_port
 from tools.synapse import Synapse
@@ -92,7 +99,9 @@ class Person:
     async def say(self, room: str, text: str) -> float:
         """Send a text message; returns when it was sent (perf_counter)."""
         t0 = time.perf_counter()
-        await self.client.room_send(room, "m.room.message", {"msgtype": "m.text", "body": text})
+        resp = await self.client.room_send(room, "m.room.message", {"msgtype": "m.text", "body": text})
+        if not isinstance(resp, RoomSendResponse):  # else a move would vanish and the match stall
+            raise RuntimeError(f"{self.user_id} could not say {text!r} in {room}: {resp}")
         return t0
 
     def from_bot(self, room: str, bot: str, edits: bool = True) -> list[tuple[float, dict[str, Any]]]:
@@ -131,8 +140,12 @@ class Person:
 class World:
     """Synapse + cinq + the bridge on loopback; ``people`` are created on demand."""
 
-    def __init__(self, base: Path, redis_url: str, synapse: Synapse, locale: str = "en") -> None:
+    def __init__(
+        self, base: Path, redis_url: str, synapse: Synapse, locale: str = "en", quiet: bool = False
+    ) -> None:
+        """``quiet``: the processes log warnings only (a benchmark), not each command and callback."""
         self.base = base
+        self.quiet = quiet
         self.redis_url = redis_url
         self.hs = synapse
         self.locale = locale
@@ -149,7 +162,9 @@ class World:
             "REDIS_URL": self.redis_url,
             "CINQ_KEY_PREFIX": f"mx{self.tag}:",
             "CINQ_TURN_SECONDS": "0",
-            "CINQ_LOG_LEVEL": "WARNING",
+            # Each command and each retried callback (the files stay in ``base``): a stall shows where
+            # the move stopped.
+            "CINQ_LOG_LEVEL": "WARNING" if self.quiet else "INFO",
             "CINQ_HTTP_PORT": "0",  # each role's operations listener: any free port
             "CINQ_TOKEN_SECRETS": json.dumps([secrets.token_hex(16)]),
             "CINQ_DAILY_SECRET": secrets.token_urlsafe(32),
@@ -188,6 +203,8 @@ class World:
             "CINQ_MATRIX_PORT": str(self.bridge_port),
             "CINQ_MATRIX_STATE": str(self.base / "bridge.sqlite3"),
             "CINQ_MATRIX_LOCALE": self.locale,
+            # Each callback shown and each message handed on.
+            "CINQ_MATRIX_LOG_LEVEL": "WARNING" if self.quiet else "DEBUG",
         }
         self._spawn("bridge", [sys.executable, "-m", "bridges.matrix"], env)
         self._wait_http(f"http://127.0.0.1:{self.bridge_port}/healthz", "bridge")
@@ -277,6 +294,24 @@ def options(content: dict[str, Any]) -> int:
     return len(_OPTION.findall(content.get("body", "")))
 
 
+def _last_offers(world: World, group: str) -> str:
+    """Who the match waits for, as the people see it: each one's latest message from the bot in their
+    DM (its event, how many choices it offers, its first line)."""
+    out = []
+    for p in world.people:
+        mine = sorted(
+            (te for room in p.events if room != group for te in p.from_bot(room, world.bot, edits=False)),
+            key=lambda te: te[0],
+        )
+        if not mine:
+            out.append(f"{p.display_name}: nothing")
+            continue
+        ev = mine[-1][1]
+        first = ev["content"].get("body", "").split("\n", 1)[0][:60]
+        out.append(f"{p.display_name}: {ev['event_id']} ({options(ev['content'])} choices) {first!r}")
+    return "; ".join(out)
+
+
 async def play(
     world: World, group: str, game: str, *, bots: int = 1, restart_at: int | None = None, seed: int = 1
 ) -> dict[str, Any]:
@@ -315,6 +350,7 @@ async def play(
     await owner.say(group, "/start")
 
     moves, sends, handled = 0, [], {p.user_id: 0 for p in people}
+    last_move = "none"
     seen, last_change = 0, time.monotonic()
     while not any(f in group_texts() for f in FINISHED):
         # A lost move stalls the match: say so rather than wait for the suite's timeout.
@@ -322,7 +358,11 @@ async def play(
         if now_seen != seen:
             seen, last_change = now_seen, time.monotonic()
         elif time.monotonic() - last_change > STALL_S:
-            raise TimeoutError(f"the match stalled after {moves} moves: nothing new for {STALL_S} s")
+            raise TimeoutError(
+                f"the match stalled after {moves} moves: nothing new for {STALL_S} s; the last move: "
+                f"{last_move}; each DM's last message from the bot: {_last_offers(world, group)}; "
+                f"logs and the bridge's state in {world.base}"
+            )
         acted = False
         for p in people:
             mine = [
@@ -334,13 +374,17 @@ async def play(
                 k = options(ev["content"])
                 if not k:
                     continue
-                if restart_at is not None and moves == restart_at:
+                answer = str(rng.randint(1, k))
+                restart = restart_at is not None and moves == restart_at
+                last_move = (f"{p.display_name} answered {answer} to {ev['event_id']}"
+                             f"{' while the bridge was down' if restart else ''}")
+                if restart:
                     world.kill_bridge()
-                    sends.append(await p.say(ev["room_id"], str(rng.randint(1, k))))
+                    sends.append(await p.say(ev["room_id"], answer))
                     await asyncio.sleep(1)
                     world.start_bridge()
                 else:
-                    sends.append(await p.say(ev["room_id"], str(rng.randint(1, k))))
+                    sends.append(await p.say(ev["room_id"], answer))
                 moves += 1
                 acted = True
         if not acted:

@@ -96,13 +96,16 @@ async def serve(cfg: Config) -> None:
 
 def main() -> int:
     """``python -m bridges.matrix``."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
-    # matrix-nio logs every event it parses at INFO: too much for an operator.
-    logging.getLogger("nio").setLevel(logging.WARNING)
     try:
         cfg = Config.from_env()
     except ConfigError as e:
         print(f"bridges.matrix: {e}", file=sys.stderr)
         return 2
+    # DEBUG is the bridge's own lines: the libraries' debug output (asyncio, aiohttp) stays out.
+    logging.basicConfig(level=logging.INFO if cfg.log_level == "DEBUG" else cfg.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(message)s")
+    log.setLevel(cfg.log_level)
+    # matrix-nio logs every event it parses at INFO: too much for an operator.
+    logging.getLogger("nio").setLevel(logging.WARNING)
     asyncio.run(serve(cfg))
     return 0

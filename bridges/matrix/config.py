@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message names it."""
@@ -26,6 +28,7 @@ class Config:
     state: str = "matrix-bridge.sqlite3"
     display_name: str = "Cinquillo"
     locale: str = "es"  # until a person picks their language with /lang
+    log_level: str = "INFO"  # DEBUG: each callback shown and each message handed on, one line each
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -45,6 +48,9 @@ class Config:
             port = int(opt("PORT", "8090"))
         except ValueError:
             raise ConfigError("CINQ_MATRIX_PORT must be a port number") from None
+        log_level = opt("LOG_LEVEL", "INFO").upper()
+        if log_level not in LEVELS:
+            raise ConfigError(f"CINQ_MATRIX_LOG_LEVEL must be one of {', '.join(LEVELS)}")
         return cls(
             homeserver=need("HOMESERVER").rstrip("/"),
             user=need("USER"),
@@ -57,4 +63,5 @@ class Config:
             state=opt("STATE", "matrix-bridge.sqlite3"),
             display_name=opt("DISPLAY_NAME", "Cinquillo"),
             locale=opt("LOCALE", "es"),
+            log_level=log_level,
         )

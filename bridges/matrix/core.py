@@ -116,20 +116,24 @@ class Bridge:
         if number and tokens:
             n = int(number.group(1))
             if not 1 <= n <= len(tokens):
+                log.debug("%s in %s: %d of %d choices, refused", event_id, room, n, len(tokens))
                 line = render.text(locale or self.locale, "no_choice", n=n, k=len(tokens))
                 await self._send(room, render.notice(line), f"refuse-{event_id}", "send")
                 return
             action = {"type": "action", **base, "token": tokens[n - 1]}
             if offered_on and len(offered_on) <= MAX_MESSAGE:
                 action["message"] = offered_on  # the message whose choice this is: a board redraws it
+            log.debug("%s in %s: choice %d of %s, to cinq", event_id, room, n, offered_on)
             await self.cinq.post(action, event_id)
             return
         if number and self.state.ever_offered(room):
             # The choices were withdrawn (the turn moved on): the number answers an earlier turn, and
             # cinq would read it as chat text ("that is not a command").
+            log.debug("%s in %s: %s answers a withdrawn choice, refused", event_id, room, number.group(1))
             line = render.text(locale or self.locale, "stale_choice")
             await self._send(room, render.notice(line), f"refuse-{event_id}", "send")
             return
+        log.debug("%s in %s: text, to cinq", event_id, room)
         await self.cinq.post({"type": "message", **base, "text": body[:4096]}, event_id)
 
     async def on_invite(self, room: str, inviter: str, is_direct: bool) -> None:
@@ -184,6 +188,7 @@ class Bridge:
         version = msg.get("version")
         drawn = (table, kind, version) if table and kind in EDITED and isinstance(version, int) else None
         if drawn is not None and self._older(room, *drawn):
+            log.debug("callback %s: %s v%s older than %s shows, not drawn", msg["id"], kind, version, room)
             self.state.shown(msg["id"], room, locale, None)
             return
         txn = "cb-" + re.sub(r"[^A-Za-z0-9._-]", "_", msg["id"])
@@ -214,6 +219,8 @@ class Bridge:
         if not tokens and drawn is not None and self._offered_since(room, drawn[0], drawn[2]):
             keep = None
         self.state.shown(msg["id"], room, locale, keep, posted, shows, drawn)
+        log.debug("callback %s: %s v%s shown in %s as %s, %d choices", msg["id"], kind, version, room, shows,
+                  len(tokens))
 
     def _older(self, room: str, table: str, kind: str, version: int) -> bool:
         """Whether ``room`` already shows a newer version of ``table``'s ``kind`` message."""

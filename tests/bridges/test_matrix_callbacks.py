@@ -116,6 +116,10 @@ def test_config_names_what_is_missing_or_wrong():
         Config.from_env({k: v for k, v in env.items() if k != "CINQ_MATRIX_SECRET"})
     with pytest.raises(ConfigError, match="CINQ_MATRIX_PORT"):
         Config.from_env({**env, "CINQ_MATRIX_PORT": "eighty"})
+    assert cfg.log_level == "INFO"
+    assert Config.from_env({**env, "CINQ_MATRIX_LOG_LEVEL": "debug"}).log_level == "DEBUG"
+    with pytest.raises(ConfigError, match="CINQ_MATRIX_LOG_LEVEL"):
+        Config.from_env({**env, "CINQ_MATRIX_LOG_LEVEL": "loud"})
 
 
 def test_bridges_import_nothing_of_engine_service_or_adapters():
