@@ -30,7 +30,8 @@ What it guarantees:
   first takes over (``XAUTOCLAIM``) the entries the dead one held, before reading new ones.  A read
   whose reply was lost (redis-py resends a read whose connection broke, so the entries it delivered
   never arrive) is found within ``reread_s``, or at once after a Redis error: the process reads its
-  own pending entries again (:meth:`service.store.groups.Group.own_pending`), leaving out those in hand.
+  own pending entries again (:meth:`service.store.groups.Group.own_pending`), leaving out those in hand,
+  on every partition it holds (one it is letting go too), and lets no partition go before it has.
 - **Order per person.**  A person's messages to their private chat and to them as a player share a
   lane (:func:`recipient_key`), so a refusal and the hand after it arrive in that order.
 - **Bounded.**  Every ``trim_s`` a process trims the outbox streams it acknowledged entries on: what
@@ -126,6 +127,9 @@ class Delivery(Sending, Partitioning):
         # Entries read and not finished yet (in a lane): a re-read of pending entries leaves them out.
         self._in_hand: set[tuple[str, str]] = set()
         self._next_reread = time.monotonic() + self.options.reread_s
+        # A read may have been lost (a Redis error) and not read again yet: no partition is let go
+        # meanwhile (see reread_soon).
+        self.lost_read = False
         # Streams this process acknowledged entries on since the last trim, and when that is due.
         self._acked: set[str] = set()
         self._next_trim = time.monotonic() + self.options.trim_s
@@ -185,14 +189,14 @@ class Delivery(Sending, Partitioning):
                 except (RedisError, OSError) as e:
                     # A read in flight may have been delivered to this process and lost: as soon as
                     # Redis answers, this process's pending entries are read again.
-                    self._next_reread = 0.0
+                    self.reread_soon()
                     wait = pause.failed()
                     self.log.warning("redis_error", error=logs.error_text(e), retry_in=wait)
                     await wait_or_stop(stop, wait)
                     with contextlib.suppress(RedisError, OSError):
                         await self.setup()
                 except Exception as e:  # a bug must not stop the deliveries: what was read stays pending
-                    self._next_reread = 0.0
+                    self.reread_soon()
                     with contextlib.suppress(Exception):
                         self.log.error("delivery_loop_failed", error=logs.error_text(e))
                     await wait_or_stop(stop, pause.failed())
@@ -218,7 +222,12 @@ class Delivery(Sending, Partitioning):
         streams = [s for p, part in self.owned.items() if p not in self.leases.draining for s in part.streams]
         if time.monotonic() >= self._next_reread:
             self._next_reread = time.monotonic() + self.options.reread_s
-            entries += await self.reread(streams)
+            # Every partition held, those being let go too: one is let go once nothing read from it is
+            # in hand, so an entry of it delivered here and lost (a read's reply) must come back to the
+            # hand, or the partition would go with it pending here, to wait for whoever takes the
+            # partition next (the stall of issue 33, in the worker: tests/faults/test_handover.py).
+            entries += await self.reread([s for part in self.owned.values() for s in part.streams])
+            self.lost_read = False
         if not entries:
             if not streams:
                 await wait_or_stop(stop, self.options.block_ms / 1000)
@@ -262,6 +271,13 @@ class Delivery(Sending, Partitioning):
             await pipe.execute()
             self._acked.update(skip)
             self.metrics.deliveries.labels(self.platform, "skipped").inc(sum(map(len, skip.values())))
+
+    def reread_soon(self) -> None:
+        """A read may have been delivered to this process and lost (a Redis error, a failed loop
+        step): this process's pending entries are read again at its next read, and until then no
+        partition is let go (what was lost is not in hand, so its partition would count as idle)."""
+        self._next_reread = 0.0
+        self.lost_read = True
 
     async def reread(self, streams: list[str]) -> list[tuple[str, str, Any]]:
         """This process's pending entries of ``streams`` that no lane holds: delivered to it by a read

@@ -32,14 +32,17 @@ class Partitioning:
     clock: Callable[[], float]
     log: Any
     streams_of: Callable[[int], list[str]]
+    lost_read: bool
 
     async def rebalance(self) -> None:
         """One round of the partition protocol (:class:`service.store.leases.Leases`): heartbeat, renew
         this process's leases, release the partitions beyond its fair share once nothing of theirs is
-        in hand, take free ones up to it.  The loop of :meth:`run` calls it every third of a lease;
+        in hand, take free ones up to it (none is let go while a read lost to a Redis error has not
+        been read again: ``lost_read``).  The loop of :meth:`run` calls it every third of a lease;
         public so that tests can drive it."""
         gained, lost = await self.leases.rebalance(
-            int(self.clock() * 1000), busy=lambda p: p in self.owned and self.owned[p].inflight > 0)
+            int(self.clock() * 1000),
+            busy=lambda p: self.lost_read or (p in self.owned and self.owned[p].inflight > 0))
         for p in lost:
             self.owned.pop(p, None)
             self.log.info("partition_left", partition=p)

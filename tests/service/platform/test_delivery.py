@@ -390,3 +390,37 @@ async def test_the_lanes_send_before_the_next_read_is_sent(any_redis):
     await stopped(stop, tasks)
     i = log.index("got 1")
     assert log[i - 1:i + 3] == ["read", "got 1", "sent 1", "read"], log
+
+
+async def test_an_entry_lost_on_a_partition_being_let_go_is_delivered_here_before_it_goes(any_redis):
+    """Issue 33's stall, in the delivery: a Redis error lost a read's reply, so an entry is pending with
+    this process and not in hand, on a partition it is about to let go (another process has joined).
+    It is read again and handed to a lane before the partition goes, not left pending here for
+    whoever takes the partition next (a third of a lease later, or never while nobody does).  The
+    loop's steps are driven one by one, in the loop's order: the fault at its exact point."""
+    d = Delivery(any_redis, SETTINGS, "acme", "p1", options=opts(reread_s=3600), keys=KEYS)
+    await d.setup()
+    await d.rebalance()
+    assert set(d.owned) == {0, 1, 2, 3}
+    lanes: list[asyncio.Queue[Any]] = [asyncio.Queue() for _ in range(d.options.lanes)]
+    stop = asyncio.Event()
+    await d._read_once(lanes, stop)  # the partitions taken over (nothing pending), nothing new
+    # A table whose messages go to partition 3, the first one to be let go.
+    table = next(t for n in range(1000) if KEYS.outbox_for(t := f"t{n}") in d.owned[3].streams)
+    stream = KEYS.outbox_for(table)
+    # The entry and "its read" in one transaction: delivered to p1, its reply never seen...
+    pipe = any_redis.pipeline(transaction=True)
+    pipe.xadd(stream, {"c": "x", "m": msg(1, table=table).dumps()})
+    pipe.xreadgroup(d.dk.group, "p1", {stream: ">"}, count=10)
+    await pipe.execute()
+    d.reread_soon()  # ...as the loop says when a Redis error broke that read
+    # Another process joins (its heartbeat): p1's fair share is now 2 partitions, 3 and 2 to let go.
+    await any_redis.zadd(d.dk.members, {"p2": time.time() * 1000 + 60_000})
+    await d.rebalance()
+    assert 3 in d.owned, "partition 3 let go while an entry of it was lost, not in hand"
+    await d._read_once(lanes, stop)
+    items = [q.get_nowait() for q in lanes for _ in range(q.qsize())]
+    assert [(i.stream, i.msg.version) for i in items] == [(stream, 1)], "not read again"
+    await d.rebalance()
+    assert 3 in d.owned, "let go while its entry is in a lane"
+    assert set(d.owned) - d.leases.draining == {0, 1}  # p1 reads only its share meanwhile
