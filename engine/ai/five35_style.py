@@ -77,7 +77,9 @@ class Reading:
     fitted to strong players' moves, issue 38; :data:`five35_playout.HARD` before).  ``draw`` and
     ``plain``: the robust reading (see the module docstring): the model drawn per deal in
     proportion to the odds (shifted by ``medium_below``), and the share of each seat's deals that
-    ignores the reading.
+    ignores the reading.  ``multi_early``, ``multi_late``, ``odd_follow``: the searcher's shares
+    the evidence is weighed with (by default the module's; :data:`POOLED` fits them to the league's
+    searching families pooled).
     """
 
     prior: float = -0.1
@@ -86,11 +88,23 @@ class Reading:
     searcher: Weights = STRONG
     draw: bool = False
     plain: float = 0.0
+    multi_early: float = MULTI_SEARCHER_EARLY
+    multi_late: float = MULTI_SEARCHER_LATE
+    odd_follow: float = ODD_FOLLOW_SEARCHER
 
 
 #: the hard player's reading (below 0 a seat is taken for the medium player until its moves say
 #: otherwise)
 READING: Final[Reading] = Reading()
+
+#: the searcher's shares counted over the league's searching families pooled (pimc_race, pimc_ucb,
+#: ismcts and the hard player, 60 rounds at 25 ms, bench/results/five35_fit_games.jsonl, as the
+#: STRONG weights were fitted): early leads of more than one card 113 of 192, late 175 of 290, odd
+#: follows 346 of 701.  The families written apart from hard lead sets far more often than the
+#: searchers the module's shares were counted on (pimc_race 86% of its early leads, medium 98%), so
+#: a set lead says less for medium.  Measured, not yet the hard player's (bench/results/league.txt,
+#: third pass)
+POOLED: Final[Reading] = Reading(multi_early=0.59, multi_late=0.60, odd_follow=0.49)
 
 
 def _follow_bound(move: int) -> tuple[float, bool]:
@@ -168,10 +182,20 @@ def searcher_log_odds(evidence: tuple[int, int, int, int, int, int], reading: Re
     """The log odds that a seat with this evidence (a row of :func:`counts`) plays like a searcher
     rather than like medium."""
     early_single, early_multi, late_single, late_multi, fit_follows, odd_follows = evidence
-    odds = (reading.prior + early_single * EARLY_SINGLE_LLR + early_multi * EARLY_MULTI_LLR
-            + late_single * LATE_SINGLE_LLR + late_multi * LATE_MULTI_LLR)
+    if (reading.multi_early == MULTI_SEARCHER_EARLY and reading.multi_late == MULTI_SEARCHER_LATE
+            and reading.odd_follow == ODD_FOLLOW_SEARCHER):  # the module's ratios, computed once
+        es, em, ls, lm = EARLY_SINGLE_LLR, EARLY_MULTI_LLR, LATE_SINGLE_LLR, LATE_MULTI_LLR
+        fit, odd = FIT_FOLLOW_LLR, ODD_FOLLOW_LLR
+    else:
+        es = math.log((1 - reading.multi_early) / (1 - MULTI_MEDIUM_EARLY))
+        em = math.log(reading.multi_early / MULTI_MEDIUM_EARLY)
+        ls = math.log((1 - reading.multi_late) / (1 - MULTI_MEDIUM_LATE))
+        lm = math.log(reading.multi_late / MULTI_MEDIUM_LATE)
+        fit = math.log((1 - reading.odd_follow) / (1 - ODD_FOLLOW_MEDIUM))
+        odd = math.log(reading.odd_follow / ODD_FOLLOW_MEDIUM)
+    odds = reading.prior + early_single * es + early_multi * em + late_single * ls + late_multi * lm
     if reading.follows:
-        odds += fit_follows * FIT_FOLLOW_LLR + odd_follows * ODD_FOLLOW_LLR
+        odds += fit_follows * fit + odd_follows * odd
     return odds
 
 

@@ -237,3 +237,25 @@ def test_the_search_plays_each_deal_with_the_models_drawn_for_it():
     five35_pimc.evaluate(game, five35_pimc.candidates(game, game.rules.legal(game.base)),
                          random.Random(4), iterations=5)
     assert game.seat_weights is not None and game.seat_weights[game.info.seat] is five35_playout.HARD
+
+
+@settings(max_examples=60, deadline=None)
+@given(evidence=st.tuples(*[st.integers(0, 6)] * 6))
+def test_a_reading_with_other_searcher_shares_weighs_the_evidence_with_them(evidence):
+    # the module's shares give the module's ratios (computed once); any other shares are weighed
+    # the same way, so shares a hair away give the same odds
+    near = five35_style.Reading(multi_early=five35_style.MULTI_SEARCHER_EARLY + 1e-12,
+                                multi_late=five35_style.MULTI_SEARCHER_LATE + 1e-12,
+                                odd_follow=five35_style.ODD_FOLLOW_SEARCHER + 1e-12)
+    assert five35_style.searcher_log_odds(evidence, near) == pytest.approx(
+        five35_style.searcher_log_odds(evidence), abs=1e-6)
+
+
+def test_the_pooled_shares_make_set_leads_and_fitting_follows_weaker_medium_evidence():
+    pooled, now = five35_style.POOLED, five35_style.READING
+    for i in (1, 3, 4):  # an early or late set lead, a fitting follow: less medium than before
+        ev = tuple(int(j == i) for j in range(6))
+        assert now.prior > _odds(*ev, reading=pooled) > _odds(*ev, reading=now)
+    assert _odds(0, 0, 0, 0, 0, 1, reading=pooled) > 3  # an odd follow is as decisive
+    assert _odds(1, 0, reading=pooled) > 2  # and so is an early single lead
+    assert _odds(0, 3, 0, 0, 2, 0, reading=pooled) < 0  # a medium seat's usual round reads medium
