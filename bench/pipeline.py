@@ -21,7 +21,9 @@ port, and stops it at the end: nothing else shares it, and nothing of another us
    ratio of one run says something.  ``--check FLOOR`` exits non-zero when that ratio is below
    FLOOR in each of ``--attempts`` runs (``make bench-check``: 2.0, 3 runs; CI: 1.2).
 
-Only keys under the prefix ``bench:`` are touched (deleted before and after).
+Only keys under the prefix ``bench:pl:`` are touched (deleted before and after): not those of another
+benchmark sharing the Redis (``bench:wh:``, bench/webhook.py's; deleting them under it, leases
+included, was a suspect of a webhook run's stalled moves: issue 33).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from service.write.gateway import Gateway
 from service.write.worker import Worker
 from tools.loopback import free_port
 
-PREFIX = "bench:"
+PREFIX = "bench:pl:"
 PROFILE = 0  # --profile N: the throughput run under cProfile, its N costliest functions printed
 GEN0 = 0  # --gen0 N: the young generation's threshold instead of the worker's (Worker.freeze_heap)
 BARE = Path(__file__).resolve().parent / "bare_pipeline.py"
