@@ -8,7 +8,7 @@ usage: bench/scale.py REDIS_URL [--tables 400] [--commands 8000] [--seconds 3] [
 (tools/local_cluster.py: redis-server and redis-cli must be installed) and stops it at the end; a URL
 uses an existing cluster; ``none`` skips the cluster rows.
 
-For each worker count, on a clean key prefix (``bench:``, deleted before and after):
+For each worker count, on a clean key prefix (``bench:pl:``, bench/pipeline.py's, deleted before and after):
 
 1. the tables and their scripted moves are set up as ``bench/pipeline.py`` does (its helpers are
    imported: two-person Cinquillo tables, moves scripted from the seed, no AI player, no timer);
