@@ -220,14 +220,7 @@ class Delivery(Sending, Partitioning):
                 owned.claimed = True
         # Not the partitions being let go (leases.draining), in the order they were taken.
         streams = [s for p, part in self.owned.items() if p not in self.leases.draining for s in part.streams]
-        if time.monotonic() >= self._next_reread:
-            self._next_reread = time.monotonic() + self.options.reread_s
-            # Every partition held, those being let go too: one is let go once nothing read from it is
-            # in hand, so an entry of it delivered here and lost (a read's reply) must come back to the
-            # hand, or the partition would go with it pending here, to wait for whoever takes the
-            # partition next (the stall of issue 33, in the worker: tests/faults/test_handover.py).
-            entries += await self.reread([s for part in self.owned.values() for s in part.streams])
-            self.lost_read = False
+        entries += await self._reread_if_due()
         if not entries:
             if not streams:
                 await wait_or_stop(stop, self.options.block_ms / 1000)
@@ -271,25 +264,6 @@ class Delivery(Sending, Partitioning):
             await pipe.execute()
             self._acked.update(skip)
             self.metrics.deliveries.labels(self.platform, "skipped").inc(sum(map(len, skip.values())))
-
-    def reread_soon(self) -> None:
-        """A read may have been delivered to this process and lost (a Redis error, a failed loop
-        step): this process's pending entries are read again at its next read, and until then no
-        partition is let go (what was lost is not in hand, so its partition would count as idle)."""
-        self._next_reread = 0.0
-        self.lost_read = True
-
-    async def reread(self, streams: list[str]) -> list[tuple[str, str, Any]]:
-        """This process's pending entries of ``streams`` that no lane holds: delivered to it by a read
-        whose reply was lost (see the module docstring).  Public so that tests can drive it."""
-        # Lanes go on while the read is under way: an entry in hand when it started may be finished
-        # (acknowledged, out of the hand) by the time it returns, and is not to be delivered again.
-        held = set(self._in_hand)
-        got = [e for e in await self.group.own_pending(streams, self.options.batch)
-               if (e[0], e[1]) not in held and (e[0], e[1]) not in self._in_hand]
-        if got:
-            self.log.warning("reread", entries=len(got))
-        return got
 
     async def _read_rung(self, streams: list[str]) -> list[tuple[str, str, Any]]:
         """On a Redis Cluster: sweep every owned outbox now and then, and in between read only those
