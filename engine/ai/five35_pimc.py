@@ -13,6 +13,9 @@ How the budget is spent:
 * **Candidates**: every legal move, in the medium player's order (which only breaks ties): the
   moves a heuristic ranks low (leading a single rather than a pair, keeping a set whole) are often
   the best, so none is left out.  A move that puts down the last card wins at once and is played.
+  Two settings of the hard player change this for a measurement (issue 38): a **shortlist**
+  (``top``: the own playout policy's best plays, plus pass) and **racing** (``race_z``: a move
+  that trails the leader on the shared deals by that many standard errors is played no more).
 * **Shared deals**: each iteration draws one determinization (hidden hands consistent with the
   view) and plays *every* candidate out from it with the same playout seed, so two candidates are
   compared on the same cards (common random numbers: the deal, which decides most of the variance,
@@ -32,10 +35,12 @@ and their figures are in ``bench/results/five35_experiments.txt``.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
+from typing import Final
 
-from engine.ai import medium_five35
+from engine.ai import five35_playout, medium_five35
 from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
@@ -53,6 +58,41 @@ def candidates(game: Five35Game, legal: list[int]) -> list[int]:
     return plays
 
 
+def shortlist(game: Five35Game, moves: list[int], k: int) -> list[int]:
+    """The ``k`` plays of ``moves`` that the own seat's playout policy scores highest in the base
+    state (:func:`engine.ai.five35_playout.move_scores`), pass added when it is among ``moves``
+    (a shortlist spends the budget on fewer moves, each on more deals); all of them when ``k`` is
+    0 or there are no more than ``k`` plays.  Ties keep ``moves``' order."""
+    plays = [m for m in moves if m != PASS]
+    if k <= 0 or len(plays) <= k:
+        return moves
+    st = game.base
+    w = game.seat_weights[st.to_move] if game.seat_weights is not None else game.weights
+    scores = five35_playout.move_scores(st, w)
+    plays.sort(key=lambda m: -scores[m])  # stable: the medium order breaks ties
+    out = plays[:k]
+    if PASS in moves:
+        out.append(PASS)
+    return out
+
+
+#: racing (``race_z``): the deals before the first drop, and between two looks at the moves
+RACE_MIN: Final = 16
+RACE_BLOCK: Final = 8
+
+
+def trailing(mine: list[float], lead: list[float], z: float) -> bool:
+    """Whether a move whose rewards were ``mine`` trails the leader's ``lead`` (the same deals, so
+    the difference is paired) by more than ``z`` standard errors of the mean difference."""
+    n = len(mine)
+    diffs = [mine[i] - lead[i] for i in range(n)]
+    mean = sum(diffs) / n
+    if mean >= 0.0:
+        return False
+    var = sum((x - mean) * (x - mean) for x in diffs) / (n - 1)
+    return var == 0.0 or mean < -z * math.sqrt(var / n)
+
+
 def winning_move(game: Five35Game, legal: list[int]) -> int | None:
     """A move that puts down the seat's last card (it wins the round, F-12), if there is one."""
     size = game.base.counts[game.base.to_move]
@@ -63,17 +103,22 @@ def winning_move(game: Five35Game, legal: list[int]) -> int | None:
 
 
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
-             budget_s: float | None = None,
-             clock: Callable[[], float] | None = None) -> dict[int, tuple[int, float]]:
+             budget_s: float | None = None, clock: Callable[[], float] | None = None,
+             race_z: float = 0.0) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
     first; a deal is not started when the last one's cost would overrun the budget, so a decision
-    stays within it)."""
+    stays within it).  With ``race_z`` > 0 the moves race: from :data:`RACE_MIN` deals on, every
+    :data:`RACE_BLOCK` deals a move that :func:`trailing` the leader by ``race_z`` is played no
+    more (its count stops there), and the search ends when one move is left."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
     seat = game.base.to_move
     totals = dict.fromkeys(moves, 0.0)
+    counts = dict.fromkeys(moves, 0)
+    history: dict[int, list[float]] = {m: [] for m in moves} if race_z > 0.0 else {}
+    moves = list(moves)
     now = clock() if clock is not None else 0.0
     deadline = now + budget_s if clock is not None and budget_s is not None else None
     done = 0
@@ -94,23 +139,35 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             st = deal.clone()
             rules.apply(st, m)
             game.playout(st, playout_seed)
-            totals[m] += game.rewards(st)[seat]
-    return {m: (done, totals[m]) for m in moves}
+            r = game.rewards(st)[seat]
+            totals[m] += r
+            counts[m] += 1
+            if race_z > 0.0:
+                history[m].append(r)
+        if race_z > 0.0 and done >= RACE_MIN and done % RACE_BLOCK == 0:
+            lead = history[max(moves, key=lambda x: totals[x])]
+            moves = [m for m in moves if history[m] is lead or not trailing(history[m], lead, race_z)]
+    return {m: (counts[m], totals[m]) for m in totals}
 
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
-           clock: Callable[[], float] | None) -> int:
-    """The hard player's move (an int of the fast path) for the seat to move in ``game``."""
+           clock: Callable[[], float] | None, top: int = 0, race_z: float = 0.0) -> int:
+    """The hard player's move (an int of the fast path) for the seat to move in ``game``: among
+    the :func:`shortlist` of ``top`` plays (0: every move), raced at ``race_z`` (0: not raced,
+    see :func:`evaluate`)."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
         return win
-    moves = candidates(game, legal)
+    moves = shortlist(game, candidates(game, legal), top)
     if len(moves) == 1:
         return moves[0]
-    stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock)
+    stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
+                     race_z=race_z)
+    most = max(n for n, _ in stats.values())  # the moves still in the race (every move if none)
     best, best_total = moves[0], -1.0
     for m in moves:  # the best total over the same deals; ties: the heuristic's order
-        if stats[m][1] > best_total:
-            best, best_total = m, stats[m][1]
+        n, total = stats[m]
+        if n == most and total > best_total:
+            best, best_total = m, total
     return best

@@ -202,6 +202,30 @@ def _choose(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w
     return best
 
 
+def move_scores(st: State, w: Weights) -> dict[int, float]:
+    """Per play the seat to move may make in ``st`` (not pass), the score the policy of weights
+    ``w`` gives it: :func:`choose`'s score, every play listed (the hard player's root shortlist
+    ranks its moves by it; a play that puts down the last card scores above every other)."""
+    seat = st.to_move
+    hand = st.hands[seat] | GUARD
+    size = st.counts[seat]
+    danger = any(c <= w.danger for i, c in enumerate(st.counts) if i != seat)
+    rows = rows_for(st.tables, w)[st.pile]
+    out: dict[int, float] = {}
+    for m, req, base, used, eight, n in rows:
+        d = hand - req
+        if d & GUARD != GUARD:
+            continue
+        if n == size:
+            out[m] = -_NO_SCORE
+            continue
+        score = base - w.brk * (((d & used) + used) & GUARD).bit_count() if d & used else base
+        if eight:
+            score += w.e8near if danger or size - n <= w.near else -w.e8keep
+        out[m] = score
+    return out
+
+
 #: typed, so that the compiled playout calls ``apply`` directly (``rules_for`` returns ``Any``)
 _RULES: Final = Five35Rules()
 

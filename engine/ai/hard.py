@@ -8,7 +8,9 @@
   every other seat reads as the medium player, whom HARD's weights beat best: :func:`own_weights`),
   for each other seat a model chosen by how that seat has played this round (:mod:`.five35_style`,
   ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
-  38's robust play); as many deals as the time budget allows, up to ``five35_iterations``.
+  38's robust play); as many deals as the time budget allows, up to ``five35_iterations``;
+  ``five35_shortlist`` (the own policy's k best plays, 0: every move) and ``five35_race_z``
+  (moves trailing by that many standard errors dropped, 0: none) narrow the moves searched.
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -57,6 +59,8 @@ class HardSettings:
     five35_own_medium: five35_playout.Weights | None = five35_playout.HARD
     five35_own_medium_below: float = 0.0
     five35_reading: five35_style.Reading = five35_style.READING
+    five35_shortlist: int = 0
+    five35_race_z: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -101,7 +105,8 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
         game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
         game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
         return str(rules.encode(game.base, five35_pimc.choose(
-            game, rng, iterations=iterations, budget_s=budget_s, clock=clock)))
+            game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
+            top=settings.five35_shortlist, race_z=settings.five35_race_z)))
     root_moves = rules.legal(game.base)
     z = settings.cinquillo_overrule_z
     default = game.medium(rng) if z is not None else -1

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from test_ai_infoset import _shuffle_hidden
 
 import engine
-from engine.ai import choose_move, five35_pimc
+from engine.ai import choose_move, five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
+from engine.ai.hard import HardSettings
 from engine.five35.piles import PASS
 
 F535 = [c for c in CONFIGS if c[0] == "535"]
@@ -90,3 +91,71 @@ def test_a_clock_budget_stops_the_search():
     stats = five35_pimc.evaluate(game, moves, random.Random(2), iterations=None, budget_s=0.02,
                                  clock=lambda: next(ticks) / 1000)
     assert max(n for n, _ in stats.values()) <= 21
+
+
+@settings(max_examples=30, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(1, 60),
+       k=st.integers(1, 8))
+def test_the_shortlist_keeps_the_policys_best_plays_and_pass(config, seed, steps, k):  # F-8
+    state = position(config, seed, steps)
+    game = _game(state)
+    moves = five35_pimc.candidates(game, game.rules.legal(game.base))
+    short = five35_pimc.shortlist(game, moves, k)
+    plays = [m for m in moves if m != PASS]
+    kept = [m for m in short if m != PASS]
+    assert len(kept) == min(k, len(plays)) and set(kept) <= set(plays)
+    assert (PASS in short) == (PASS in moves)  # passing is always compared when it is allowed
+    scores = five35_playout.move_scores(game.base, game.weights)
+    dropped = [scores[m] for m in plays if m not in kept]
+    assert not dropped or min(scores[m] for m in kept) >= max(dropped)
+    assert five35_pimc.shortlist(game, moves, 0) == moves
+
+
+def _many_moves():
+    """A four-player round's first lead: some twenty legal plays, unequal ones."""
+    return _game(engine.new_game("535", players=4, seed=1, target=1))
+
+
+def test_a_shortlist_of_one_plays_the_policys_best_play():  # F-8
+    game = _many_moves()
+    legal = game.rules.legal(game.base)
+    assert len(legal) > 5 and PASS not in legal  # a lead: every play, no pass
+    scores = five35_playout.move_scores(game.base, game.weights)
+    chosen = five35_pimc.choose(game, random.Random(1), iterations=50, budget_s=None, clock=None, top=1)
+    assert scores[chosen] == max(scores.values())
+    # with every move compared the search finds another one here (the shortlist changes the move)
+    everything = five35_pimc.choose(game, random.Random(1), iterations=50, budget_s=None, clock=None)
+    assert scores[everything] < max(scores.values())
+
+
+def test_racing_drops_trailing_moves_and_chooses_among_the_rest():
+    game = _many_moves()
+    moves = five35_pimc.candidates(game, game.rules.legal(game.base))
+    stats = five35_pimc.evaluate(game, moves, random.Random(1), iterations=200, race_z=1.0)
+    counts = {m: n for m, (n, _) in stats.items()}
+    most = max(counts.values())
+    assert min(counts.values()) < most  # some move was dropped before the end
+    assert all(n >= five35_pimc.RACE_MIN for n in counts.values())  # none before the first look
+    plain = five35_pimc.evaluate(game, moves, random.Random(1), iterations=200)
+    assert {n for n, _ in plain.values()} == {200}  # without racing every move plays every deal
+    chosen = five35_pimc.choose(game, random.Random(1), iterations=200, budget_s=None, clock=None,
+                                race_z=1.0)
+    assert counts[chosen] == most
+    assert stats[chosen][1] == max(t for n, t in stats.values() if n == most)
+
+
+def test_a_shortlist_and_racing_stay_in_the_budget_and_see_only_the_view():  # G-1
+    state = position(F535[2], 5, 4)
+    seat = engine.to_move(state)
+    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5)
+    ticks = iter(range(10**6))
+    clock = lambda: next(ticks) / 1000  # noqa: E731 (a clock that moves 1 ms a reading)
+    started = clock()
+    move = choose_move(engine.view(state, seat), level="hard", seed=3, budget_ms=25, clock=clock,
+                       settings=tuned)
+    assert move in engine.legal_moves(state)
+    assert clock() - started <= 0.025 + 0.002  # the budget, and the reading that ends it
+    twin = _shuffle_hidden(state, seat, random.Random(5))
+    a = choose_move(engine.view(state, seat), level="hard", seed=7, iterations=40, settings=tuned)
+    b = choose_move(engine.view(twin, seat), level="hard", seed=7, iterations=40, settings=tuned)
+    assert a == b

@@ -218,3 +218,19 @@ def test_a_searched_round_is_scored_by_the_match_it_decides(config, seed, steps,
     five35_playout.rollout(st_, seed % 2**30)
     want = _reference_rewards(view["scores"], view["options"]["target"], st_.rounds[0]["points"])
     assert game.rewards(st_) == pytest.approx(want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(0, 60),
+       name=st.sampled_from(["MEDIUM", "HARD", "STRONG"]))
+def test_the_move_scores_list_every_play_and_the_policy_plays_a_top_one(config, seed, steps, name):  # F-8
+    # the hard player's root shortlist ranks the plays by these scores (issue 38)
+    state = position(config, seed, steps)
+    base = _game(state, seed).base
+    legal = engine.rules_for(base).legal(base)
+    w = getattr(five35_playout, name)
+    scores = five35_playout.move_scores(base, w)
+    assert sorted(scores) == sorted(m for m in legal if m != PASS)
+    fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**30, w)
+    if fast != PASS:
+        assert scores[fast] == max(scores.values())
