@@ -58,6 +58,13 @@ def candidates(game: Five35Game, legal: list[int]) -> list[int]:
     return plays
 
 
+def own_policy(game: Five35Game) -> five35_playout.Weights:
+    """The weights the own seat is played out with (its seat's, else the game's)."""
+    if game.seat_weights is not None:
+        return game.seat_weights[game.base.to_move]
+    return game.weights
+
+
 def shortlist(game: Five35Game, moves: list[int], k: int) -> list[int]:
     """The ``k`` plays of ``moves`` that the own seat's playout policy scores highest in the base
     state (:func:`engine.ai.five35_playout.move_scores`), pass added when it is among ``moves``
@@ -66,9 +73,7 @@ def shortlist(game: Five35Game, moves: list[int], k: int) -> list[int]:
     plays = [m for m in moves if m != PASS]
     if k <= 0 or len(plays) <= k:
         return moves
-    st = game.base
-    w = game.seat_weights[st.to_move] if game.seat_weights is not None else game.weights
-    scores = five35_playout.move_scores(st, w)
+    scores = five35_playout.move_scores(game.base, own_policy(game))
     plays.sort(key=lambda m: -scores[m])  # stable: the medium order breaks ties
     out = plays[:k]
     if PASS in moves:
@@ -104,20 +109,27 @@ def winning_move(game: Five35Game, legal: list[int]) -> int | None:
 
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
-             race_z: float = 0.0) -> dict[int, tuple[int, float]]:
+             race_z: float = 0.0,
+             history: dict[int, list[float]] | None = None) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
     first; a deal is not started when the last one's cost would overrun the budget, so a decision
     stays within it).  With ``race_z`` > 0 the moves race: from :data:`RACE_MIN` deals on, every
     :data:`RACE_BLOCK` deals a move that :func:`trailing` the leader by ``race_z`` is played no
-    more (its count stops there), and the search ends when one move is left."""
+    more (its count stops there), and the search ends when one move is left.  ``history``, if
+    given (empty), receives every move's reward deal by deal."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
     seat = game.base.to_move
     totals = dict.fromkeys(moves, 0.0)
     counts = dict.fromkeys(moves, 0)
-    history: dict[int, list[float]] = {m: [] for m in moves} if race_z > 0.0 else {}
+    keep = history is not None or race_z > 0.0
+    if history is None:
+        history = {}
+    if keep:
+        for m in moves:
+            history[m] = []
     moves = list(moves)
     now = clock() if clock is not None else 0.0
     deadline = now + budget_s if clock is not None and budget_s is not None else None
@@ -142,7 +154,7 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             r = game.rewards(st)[seat]
             totals[m] += r
             counts[m] += 1
-            if race_z > 0.0:
+            if keep:
                 history[m].append(r)
         if race_z > 0.0 and done >= RACE_MIN and done % RACE_BLOCK == 0:
             lead = history[max(moves, key=lambda x: totals[x])]
@@ -151,10 +163,13 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
 
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
-           clock: Callable[[], float] | None, top: int = 0, race_z: float = 0.0) -> int:
+           clock: Callable[[], float] | None, top: int = 0, race_z: float = 0.0,
+           overrule_z: float = 0.0) -> int:
     """The hard player's move (an int of the fast path) for the seat to move in ``game``: among
     the :func:`shortlist` of ``top`` plays (0: every move), raced at ``race_z`` (0: not raced,
-    see :func:`evaluate`)."""
+    see :func:`evaluate`); with ``overrule_z`` > 0, the own playout policy's move unless the best
+    move beats it on the shared deals by more than ``overrule_z`` standard errors (the search's
+    best of many noisy means is often a move that was lucky on these deals)."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -162,12 +177,19 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     moves = shortlist(game, candidates(game, legal), top)
     if len(moves) == 1:
         return moves[0]
+    history: dict[int, list[float]] | None = {} if overrule_z > 0.0 else None
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     race_z=race_z)
+                     race_z=race_z, history=history)
     most = max(n for n, _ in stats.values())  # the moves still in the race (every move if none)
     best, best_total = moves[0], -1.0
     for m in moves:  # the best total over the same deals; ties: the heuristic's order
         n, total = stats[m]
         if n == most and total > best_total:
             best, best_total = m, total
+    if history is not None and most > 1:
+        st, w = game.base, own_policy(game)
+        default = five35_playout.choose(st, five35_playout.rows_for(st.tables, w), rng.getrandbits(30), w)
+        if (default != best and default in stats and stats[default][0] == most
+                and not trailing(history[default], history[best], overrule_z)):
+            return default
     return best

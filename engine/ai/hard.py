@@ -10,7 +10,9 @@
   ``five35_reading``, which may draw the models per deal and keep a share of them plain, issue
   38's robust play); as many deals as the time budget allows, up to ``five35_iterations``;
   ``five35_shortlist`` (the own policy's k best plays, 0: every move) and ``five35_race_z``
-  (moves trailing by that many standard errors dropped, 0: none) narrow the moves searched.
+  (moves trailing by that many standard errors dropped, 0: none) narrow the moves searched, and
+  ``five35_overrule_z`` keeps the own playout policy's move unless the search beats it by that
+  many standard errors (0: the best mean is played).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -61,6 +63,7 @@ class HardSettings:
     five35_reading: five35_style.Reading = five35_style.READING
     five35_shortlist: int = 0
     five35_race_z: float = 0.0
+    five35_overrule_z: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -106,7 +109,8 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
         game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-            top=settings.five35_shortlist, race_z=settings.five35_race_z)))
+            top=settings.five35_shortlist, race_z=settings.five35_race_z,
+            overrule_z=settings.five35_overrule_z)))
     root_moves = rules.legal(game.base)
     z = settings.cinquillo_overrule_z
     default = game.medium(rng) if z is not None else -1

@@ -128,6 +128,25 @@ def test_a_shortlist_of_one_plays_the_policys_best_play():  # F-8
     assert scores[everything] < max(scores.values())
 
 
+def test_overruling_keeps_the_policys_move_unless_the_search_clearly_beats_it():
+    game = _many_moves()
+    st, w = game.base, five35_pimc.own_policy(game)
+    scores = five35_playout.move_scores(st, w)
+    searched = five35_pimc.choose(game, random.Random(1), iterations=50, budget_s=None, clock=None)
+    kept = five35_pimc.choose(game, random.Random(1), iterations=50, budget_s=None, clock=None,
+                              overrule_z=100.0)
+    assert scores[searched] < max(scores.values())  # the search alone plays another move here
+    assert scores[kept] == max(scores.values())  # no search beats the policy by 100 errors
+    # with a small threshold the search's move is played when it beats the policy's clearly
+    moves = five35_pimc.candidates(game, game.rules.legal(st))
+    history: dict[int, list[float]] = {}
+    stats = five35_pimc.evaluate(game, moves, random.Random(1), iterations=50, history=history)
+    assert all(len(history[m]) == 50 and sum(history[m]) == stats[m][1] for m in moves)
+    loose = five35_pimc.choose(game, random.Random(1), iterations=50, budget_s=None, clock=None,
+                               overrule_z=0.01)
+    assert loose == searched or scores[loose] == max(scores.values())
+
+
 def test_racing_drops_trailing_moves_and_chooses_among_the_rest():
     game = _many_moves()
     moves = five35_pimc.candidates(game, game.rules.legal(game.base))
@@ -144,10 +163,10 @@ def test_racing_drops_trailing_moves_and_chooses_among_the_rest():
     assert stats[chosen][1] == max(t for n, t in stats.values() if n == most)
 
 
-def test_a_shortlist_and_racing_stay_in_the_budget_and_see_only_the_view():  # G-1
+def test_the_root_settings_stay_in_the_budget_and_see_only_the_view():  # G-1
     state = position(F535[2], 5, 4)
     seat = engine.to_move(state)
-    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5)
+    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0)
     ticks = iter(range(10**6))
     clock = lambda: next(ticks) / 1000  # noqa: E731 (a clock that moves 1 ms a reading)
     started = clock()
