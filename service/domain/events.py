@@ -105,6 +105,28 @@ class MovePlayed(Event):
     cause: Literal["player", "bot", "timeout", "auto"]
 
 
+# The moves decided and folded, each distinct (seat, move, cause) validated once and then shared: an
+# event is frozen, and a model built and validated per move was the one pydantic model left on the
+# worker's path for every command (issue 33).  Bounded, as the commands' identities are.
+_MOVES: dict[tuple[int, str, str], MovePlayed] = {}
+_MOVES_MAX = 8192
+
+
+def move_played(seat: int, move: str, cause: str) -> MovePlayed:
+    """The :class:`MovePlayed` of ``seat`` playing ``move`` (validated: a bad value raises pydantic's
+    ``ValidationError``), shared with every other move of the same seat, move and cause."""
+    if type(seat) is not int or type(move) is not str or type(cause) is not str:
+        return MovePlayed(seat=seat, move=move, cause=cause)  # type: ignore[arg-type]  # validates
+    key = (seat, move, cause)
+    event = _MOVES.get(key)
+    if event is None:
+        event = MovePlayed(seat=seat, move=move, cause=cause)  # type: ignore[arg-type]  # validates
+        if len(_MOVES) >= _MOVES_MAX:
+            _MOVES.clear()
+        _MOVES[key] = event
+    return event
+
+
 class SeatTakenByBot(Event):
     """An AI player took over a seat of a running match (its player left, or let the timer run out),
     or a rematch's seat whose person said no (``declined``) or did not answer in time (``no_answer``)."""

@@ -9,7 +9,16 @@ from typing import Any
 import orjson
 
 import engine
-from service.domain.events import MOVE, Event, MatchStarted, MovePlayed, Stored, decode, decode_envelope
+from service.domain.events import (
+    MOVE,
+    Event,
+    MatchStarted,
+    MovePlayed,
+    Stored,
+    decode,
+    decode_envelope,
+    move_played,
+)
 from service.domain.tables.state import Table, evolve, from_snapshot, to_snapshot
 from service.store.event_store import EventStore, Loaded
 
@@ -42,7 +51,7 @@ def fold(table_id: str, table: Table | None, raw_events: list[str], *, owned: bo
             # code, at this schema version), so they are not validated again (pydantic was most of
             # the fold's time); any other event, or an older version, goes through ``decode``.
             if compact is not None:  # (service.domain.events.encode: a move by position)
-                move = MovePlayed.model_construct(seat=compact[0], move=compact[1], cause=compact[2])
+                move = move_played(*compact)
             else:  # a move written in the envelope, before the compact form
                 move = MovePlayed.model_construct(**env["data"])
             if not owned:

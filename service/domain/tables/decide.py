@@ -15,9 +15,9 @@ import engine
 from service.domain.commands import TableCommand
 from service.domain.embargo import deal_shown
 from service.domain.events import (
-    MovePlayed,
     SeatTakenByBot,
     TableCancelled,
+    move_played,
 )
 from service.domain.requests import (
     Bots,
@@ -127,7 +127,7 @@ def decide(table: Table | None, cmd: TableCommand, ctx: Context) -> Decision:
 
 def _play_move(b: Builder, seat: int, move: str, cause: Literal["player", "bot", "timeout", "auto"]) -> None:
     try:
-        b.emit(MovePlayed(seat=seat, move=move, cause=cause))
+        b.emit(move_played(seat, move, cause))
     except engine.IllegalMove as e:
         raise Refused("illegal", illegal=e.code, **e.params) from None
     b.finish_if_over()

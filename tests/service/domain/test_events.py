@@ -170,3 +170,35 @@ def test_a_table_of_old_and_compact_moves_folds_to_the_same_table():
     assert engine.snapshot(a.engine) == engine.snapshot(b.engine) == engine.snapshot(state)
     assert a.turn_since == b.turn_since
     assert [decode(r).event for r in news] == [decode(r).event for r in olds]
+
+
+def test_a_move_event_is_validated_once_and_shared_by_the_decide_and_the_fold():
+    """Issue 33: no pydantic model built per move on the worker's path: each distinct (seat, move,
+    cause) is validated once, then the decide and a load's fold share that frozen event; a bad value
+    is still refused (pydantic's validation), and is never cached."""
+    import pydantic
+    import pytest
+
+    from service.domain.events import move_played
+    from service.store.repository import fold
+
+    first = move_played(2, "5o", "player")
+    assert first == MovePlayed(seat=2, move="5o", cause="player")
+    assert move_played(2, "5o", "player") is first
+    assert move_played(2, "5o", "bot") is not first and move_played(2, "5o", "bot").cause == "bot"
+    for bad in ((2, "5o", "cheat"), ("two", "5o", "player"), (2, 5, "player")):
+        with pytest.raises(pydantic.ValidationError):
+            move_played(*bad)
+    with pytest.raises(pydantic.ValidationError):
+        move_played(2, "5o", "cheat")  # refused again: nothing bad was kept
+    # the decide's move is the shared one
+    c = cmd("play", room=private(ANA), game="cinquillo", options={}, players=2)
+    d = decide(None, c, context())
+    t = d.after
+    seat, mv = engine.to_move(t.engine), engine.legal_moves(t.engine)[0]
+    played = decide(t, cmd("move", room=private(ANA), move=mv, table=t.id), context())
+    [event] = [e for e in played.events if isinstance(e, MovePlayed)]
+    assert event is move_played(seat, mv, "player")
+    # and so is a load's: the fold of the stored events ends on the same table
+    raws = [encode(e, at=1.0, cmd=c.id) for e in [*d.events, *played.events]]
+    assert engine.snapshot(fold(t.id, None, raws).engine) == engine.snapshot(played.after.engine)
