@@ -78,13 +78,13 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
                            "five35_own_medium": None, "five35_own_medium_below": 0.0,
                            "multi_early": 0.41, "multi_late": 0.39, "odd_follow": 0.69,
                            "five35_shortlist": 0, "five35_race_z": 0.0,
-                           "five35_overrule_z": 0.0}
+                           "five35_overrule_z": 0.0, "five35_jitter": 0.0}
 
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)
 _WEIGHT_FIELDS = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t")
 #: weight fields added later, described only when not 0 (so that the older sets keep their rows)
-_LATER_FIELDS = ("win", "ranks")
+_LATER_FIELDS = ("win", "ranks", "jitter")
 
 
 def _describe(value: Any) -> str:

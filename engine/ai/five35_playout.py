@@ -41,17 +41,19 @@ class Weights:
     seat with that many cards or fewer) or kept, per card when leading a trick (``lead``), the
     score a follow must reach (``pass_t``; below it, and with no seat in danger, the policy passes),
     a follow that ends the trick and so wins the lead (``win``, F-9/F-10), and per rank the move
-    uses (``ranks``: a run sheds several ranks in one play).  :data:`MEDIUM` is the medium player;
-    :data:`HARD` the hard player's playouts."""
+    uses (``ranks``: a run sheds several ranks in one play); ``jitter`` adds to every move's score
+    a uniform draw within half of it either way (a noisy player: a search's model of players who are not this policy,
+    issue 38; 0, the default, leaves the policy deterministic but for ties).  :data:`MEDIUM` is
+    the medium player; :data:`HARD` the hard player's playouts."""
 
-    __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "lead", "low", "near", "pass_t",
-                 "ranks", "win")
+    __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "jitter", "lead", "low", "near",
+                 "pass_t", "ranks", "win")
 
     def __init__(self, card: float = medium_five35.PER_CARD, low: float = medium_five35.LOW_RANK,
                  add: float = medium_five35.ADD_BONUS, brk: float = medium_five35.BREAK,
                  e8near: float = medium_five35.KEEP_EIGHT, e8keep: float = medium_five35.KEEP_EIGHT,
                  near: int = 3, danger: int = medium_five35.DANGER, lead: float = 0.0,
-                 pass_t: float = 0.0, win: float = 0.0, ranks: float = 0.0) -> None:
+                 pass_t: float = 0.0, win: float = 0.0, ranks: float = 0.0, jitter: float = 0.0) -> None:
         self.card = card
         self.low = low
         self.add = add
@@ -64,6 +66,7 @@ class Weights:
         self.pass_t = pass_t
         self.win = win
         self.ranks = ranks
+        self.jitter = jitter
 
 
 #: the medium player, exactly (tests/engine/test_ai_five35_playout.py)
@@ -137,6 +140,8 @@ _MASK: Final = 0x3FFFFFFF
 _LCG_A: Final = 29773421
 _LCG_C: Final = 12345
 _TIE_A: Final = 22695477
+#: 2**-20: a 20-bit draw times this is uniform in [0, 1)
+_UNIT: Final = 1.0 / (1 << 20)
 #: below every move's score (a constant: ``float("-inf")`` parsed a string on every call)
 _NO_SCORE: Final = -1e300
 
@@ -162,6 +167,7 @@ def _choose(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w
     keep_eight = -w.e8keep
     near = w.near
     brk = w.brk
+    jitter = w.jitter
     best, best_score, ties = PASS, _NO_SCORE, 0
     pile_rows = rows[st.pile]
     pile_reqs = reqs[st.pile]
@@ -190,6 +196,9 @@ def _choose(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w
             score = base
         if eight:
             score += eight_bonus if danger or size - n <= near else keep_eight
+        if jitter:
+            tie = (tie * _TIE_A + 1) & _MASK
+            score += jitter * ((tie >> 10) * _UNIT - 0.5)
         if score > best_score:
             best, best_score, ties = m, score, 1
         elif score == best_score:
@@ -265,3 +274,22 @@ HARD: Final[Weights] = Weights(card=1.5, low=0.15, add=3.0, brk=2.5, e8near=2.5,
 #: HARD players, fair 25%); figures in bench/results/league.txt
 STRONG: Final[Weights] = Weights(card=1.5, low=0.15, add=3.5, brk=0.8333333333333334, e8near=2.5,
                                  e8keep=0.5, near=2, danger=5, lead=-1.25, pass_t=-0.5, win=0.25)
+
+
+#: per (weights, jitter) (the id of a shared, read-only set), its copy with that jitter: a hard
+#: player's settings name a handful of sets, so this stays bounded (and :func:`rows_for`'s cache,
+#: keyed by the copy, with it)
+_JITTERED: dict[tuple[int, float], tuple[Weights, Weights]] = {}
+
+
+def jittered(w: Weights, amount: float) -> Weights:
+    """``w`` with ``jitter`` set to ``amount`` (the same object for the same pair)."""
+    key = (id(w), amount)
+    hit = _JITTERED.get(key)
+    if hit is not None and hit[0] is w:
+        return hit[1]
+    out = Weights(card=w.card, low=w.low, add=w.add, brk=w.brk, e8near=w.e8near, e8keep=w.e8keep,
+                  near=w.near, danger=w.danger, lead=w.lead, pass_t=w.pass_t, win=w.win,
+                  ranks=w.ranks, jitter=amount)
+    _JITTERED[key] = (w, out)
+    return out

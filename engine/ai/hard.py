@@ -12,7 +12,8 @@
   ``five35_shortlist`` (the own policy's k best plays, 0: every move) and ``five35_race_z``
   (moves trailing by that many standard errors dropped, 0: none) narrow the moves searched, and
   ``five35_overrule_z`` keeps the own playout policy's move unless the search beats it by that
-  many standard errors (0: the best mean is played).
+  many standard errors (0: the best mean is played); ``five35_jitter`` plays the seats not read
+  as medium (the own seat too) out with noisy scores (:class:`.five35_playout.Weights`).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -64,6 +65,7 @@ class HardSettings:
     five35_shortlist: int = 0
     five35_race_z: float = 0.0
     five35_overrule_z: float = 0.0
+    five35_jitter: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -106,6 +108,10 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
         reading, seat = settings.five35_reading, game.info.seat
         own = own_weights(game.base, seat, settings)
         game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
+        if settings.five35_jitter > 0.0:  # every seat not modelled as the medium player, noisy
+            game.seat_weights = tuple(
+                w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
+                for w in game.seat_weights)
         game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,

@@ -234,3 +234,25 @@ def test_the_move_scores_list_every_play_and_the_policy_plays_a_top_one(config, 
     fast = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed % 2**30, w)
     if fast != PASS:
         assert scores[fast] == max(scores.values())
+
+
+def test_a_jittered_policy_plays_legal_moves_and_strays_from_the_best_scored_one():  # F-8, F-12
+    # issue 38: the hard player may play the seats it does not read as medium out noisily
+    w = five35_playout.jittered(five35_playout.STRONG, 2.0)
+    assert w is five35_playout.jittered(five35_playout.STRONG, 2.0)  # one copy per pair (bounded)
+    assert w.jitter == 2.0 and w.brk == five35_playout.STRONG.brk
+    strays = 0
+    for seed in range(40):
+        base = _game(position(F535[2], seed, seed % 20), seed).base
+        scores = five35_playout.move_scores(base, five35_playout.STRONG)
+        if len(scores) < 3:
+            continue
+        legal = engine.rules_for(base).legal(base)
+        noisy = five35_playout.choose(base, five35_playout.rows_for(base.tables, w), seed, w)
+        assert noisy in legal
+        if noisy != PASS and scores[noisy] < max(scores.values()):
+            strays += 1
+        st = base.clone()
+        five35_playout.rollout(st, seed, w)
+        assert st.over or st.rounds  # a noisy playout still ends the round
+    assert strays > 0
