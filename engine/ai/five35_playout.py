@@ -42,9 +42,9 @@ class Weights:
     score a follow must reach (``pass_t``; below it, and with no seat in danger, the policy passes),
     a follow that ends the trick and so wins the lead (``win``, F-9/F-10), and per rank the move
     uses (``ranks``: a run sheds several ranks in one play); ``jitter`` adds to every move's score
-    a uniform draw within half of it either way (a noisy player: a search's model of players who are not this policy,
-    issue 38; 0, the default, leaves the policy deterministic but for ties).  :data:`MEDIUM` is
-    the medium player; :data:`HARD` the hard player's playouts."""
+    a uniform draw within half of it either way (a noisy player: a search's model of players who
+    are not this policy, issue 38; 0, the default, leaves the policy deterministic but for ties).
+    :data:`MEDIUM` is the medium player; :data:`HARD` the hard player's playouts."""
 
     __slots__ = ("add", "brk", "card", "danger", "e8keep", "e8near", "jitter", "lead", "low", "near",
                  "pass_t", "ranks", "win")
