@@ -21,7 +21,10 @@ bridge itself posted with choices in that room, and not redacted since, is edite
 
 A crash: a callback being shown when the bridge stopped is shown again (``resume``) before the next
 start reads anything people wrote, so the choices of a message that reached its room are known when a
-number typed against it is read.
+number typed against it is read.  So is one whose send's outcome is unknown (a timeout, a gateway's
+5xx after the homeserver may have posted it): it keeps its note, and a number typed in its room is read
+only once it was shown (again, with the same transaction id) or is being shown no more.  A person's DM
+room is noted as intended before it is created, and looked for before another is created.
 """
 
 from __future__ import annotations
@@ -47,6 +50,16 @@ RESUME_S = 600.0
 log = logging.getLogger("bridges.matrix")
 
 
+class Refused(Exception):
+    """The homeserver answered that it did not do what was asked (an error below 500): nothing was
+    posted or created."""
+
+
+class OutcomeUnknown(Exception):
+    """A request whose outcome is not known (timed out, connection lost, a gateway's 5xx): the
+    homeserver may have done it.  A send is repeated with its transaction id; a DM room looked for."""
+
+
 def _phase(msg: dict[str, Any]) -> str | None:
     """What a table message shows: ``lobby`` (seats, how to join) or ``match`` (None: no view)."""
     view = msg.get("view")
@@ -69,7 +82,12 @@ class Homeserver(Protocol):
         ...
 
     async def create_dm(self, user: str) -> str:
-        """Create a direct-message room with ``user`` (invited); returns its id."""
+        """Create a direct-message room with ``user`` (invited), marked as the bot's DM with ``user``
+        so that ``find_dm`` can find it; returns its id."""
+        ...
+
+    async def find_dm(self, user: str) -> str | None:
+        """A room ``create_dm`` made for ``user`` that the bridge has not recorded (None: none)."""
         ...
 
     def room_name(self, room: str) -> str | None:
@@ -94,6 +112,11 @@ class Bridge:
         self.cinq = cinq
         self.locale = locale
         self._dm_locks: dict[str, asyncio.Lock] = {}
+        # Held while a callback is shown in a room, from before its send until its choices are
+        # recorded: a number typed there waits for it (the send may be slow to answer, timed out and
+        # being repeated, while people already see the message).
+        self._room_locks: dict[str, asyncio.Lock] = {}
+        self._in_flight: set[str] = set()
         # Matrix events this process sent, by kind ("send" or "edit"): the bench reads them.
         self.sent = {"send": 0, "edit": 0}
 
@@ -112,7 +135,12 @@ class Bridge:
             "user": {"id": sender, "name": name[:128], "locale": self.locale},
         }
         number = NUMBER.match(body)
-        tokens, locale, offered_on = self.state.pending(room)
+        if number:
+            await self._settle(room)
+            async with self._room_lock(room):  # a callback being shown here records its choices first
+                tokens, locale, offered_on = self.state.pending(room)
+        else:
+            tokens, locale, offered_on = self.state.pending(room)
         if number and tokens:
             n = int(number.group(1))
             if not 1 <= n <= len(tokens):
@@ -150,11 +178,19 @@ class Bridge:
         # Written before anything reaches Matrix, gone with the ``done`` row: a crash in between
         # leaves it for ``resume``.  A failure the process lives through is cinq's to retry.
         self.state.showing(msg, time.time())
+        self._in_flight.add(msg["id"])
         try:
             await self._show(msg)
+        except OutcomeUnknown as e:
+            # It may be in its room: the note stays, for a number typed there (``_settle``), cinq's
+            # retry and the next start.
+            log.warning("callback %s: outcome unknown, kept to be shown again: %s", msg["id"], e)
+            raise
         except Exception:
             self.state.not_showing(msg["id"])
             raise
+        finally:
+            self._in_flight.discard(msg["id"])
 
     async def resume(self, now: float | None = None) -> int:
         """Finish showing the callbacks a previous process was showing when it stopped (a crash, a
@@ -178,9 +214,38 @@ class Bridge:
             finished += 1
         return finished
 
+    async def _settle(self, room: str) -> None:
+        """Show again the callbacks for ``room`` whose send's outcome is unknown, before a number typed
+        there is read (it may answer one of them).  Raises ``OutcomeUnknown`` while one still is: the
+        number is then read later (the sync reads its batch again), not against older choices."""
+        for msg, began in self.state.unfinished():
+            if msg["id"] in self._in_flight or self._room_of(msg) != room:
+                continue  # one being shown now is waited for on the room's lock
+            if time.time() - began > RESUME_S:
+                self.state.not_showing(msg["id"])
+                continue
+            try:
+                await self.on_callback(msg)
+            except OutcomeUnknown:
+                raise
+            except Exception as e:  # refused: it is not in the room, and cinq sends it again
+                log.warning("callback %s not shown again: %s", msg["id"], e)
+
+    def _room_of(self, msg: dict[str, Any]) -> str | None:
+        to = msg["to"]
+        return str(to["chat"]["id"]) if "chat" in to else self.state.dm(to["user"]["id"])
+
+    def _room_lock(self, room: str) -> asyncio.Lock:
+        return self._room_locks.setdefault(room, asyncio.Lock())
+
     async def _show(self, msg: dict[str, Any]) -> None:
         to = msg["to"]
         room = to["chat"]["id"] if "chat" in to else await self._dm(to["user"]["id"])
+        async with self._room_lock(room):
+            if not self.state.is_done(msg["id"]):  # the same callback, shown meanwhile (cinq's retry)
+                await self._show_in(room, msg)
+
+    async def _show_in(self, room: str, msg: dict[str, Any]) -> None:
         content = render.content(msg)
         tokens = [b["token"] for b in msg.get("buttons") or []]
         table, kind = msg.get("table"), msg["kind"]
@@ -255,11 +320,21 @@ class Bridge:
         return event
 
     async def _dm(self, user: str) -> str:
-        """The DM room of ``user``, created (once, even under concurrent callbacks) if missing."""
+        """The DM room of ``user``, created (once, even under concurrent callbacks, a crash or a lost
+        answer) if missing."""
         lock = self._dm_locks.setdefault(user, asyncio.Lock())
         async with lock:
             room = self.state.dm(user)
+            if room is not None:
+                return room
+            if self.state.dm_intended(user):
+                # Asked for before and never recorded: the process died in between, or the answer was
+                # lost; the homeserver may have made it, and the person may be in it already.
+                room = await self.matrix.find_dm(user)
+                if room is not None:
+                    log.info("found %s's DM room %s, created and not recorded", user, room)
             if room is None:
+                self.state.intend_dm(user, time.time())
                 room = await self.matrix.create_dm(user)
-                self.state.set_room(room, "private", user)
+            self.state.set_room(room, "private", user)
             return room

@@ -4,6 +4,13 @@ invites, send and edit messages, tell whether a message was redacted, create DM 
 The bot keeps one device across restarts, so the homeserver deduplicates our transaction ids (a
 callback retried after a crash is not posted twice), and the sync token is stored after each batch
 has been handed to cinq (a restart reads on from there: nothing is lost, nothing acted on twice).
+
+A send that times out or loses its connection is repeated by matrix-nio with the same transaction id;
+one answered with a 5xx (a gateway's timeout: the homeserver may have posted it) raises
+``OutcomeUnknown``, one refused (below 500) ``Refused``.  A room creation has no transaction id, so it
+is never repeated blindly: it is made on a client that does not retry, and a timeout raises
+``OutcomeUnknown``; each DM room carries a ``cinq.dm`` state event naming its person, by which
+``find_dm`` finds one whose creation was not recorded.
 """
 
 from __future__ import annotations
@@ -13,40 +20,60 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from aiohttp import ClientConnectionError
 from nio import (
     AsyncClient,
     AsyncClientConfig,
+    ErrorResponse,
     InviteMemberEvent,
+    JoinedRoomsResponse,
     JoinError,
     LoginResponse,
     RedactedEvent,
     RoomCreateResponse,
     RoomGetEventError,
+    RoomGetStateResponse,
     RoomMessageText,
     RoomPreset,
     RoomSendResponse,
     SyncResponse,
 )
 
+from bridges.matrix.core import OutcomeUnknown, Refused
 from bridges.matrix.state import State
 
 log = logging.getLogger("bridges.matrix")
 SYNC_TIMEOUT_MS = 30_000
+# The state event that marks a DM room the bot created, and names its person.
+DM_MARK = "cinq.dm"
 
 
 class MatrixError(Exception):
     """The homeserver refused or failed a request (the caller retries later)."""
 
 
+def _failure(what: str, resp: ErrorResponse) -> Exception:
+    """The exception for an error answer: refused (below 500), or of unknown outcome (a 5xx, often a
+    gateway that stopped waiting for the homeserver)."""
+    transport = resp.transport_response
+    status = getattr(transport, "status", None)
+    if isinstance(status, int) and status < 500:
+        return Refused(f"{what}: {status} {resp}")
+    return OutcomeUnknown(f"{what}: {status} {resp}")
+
+
 class Matrix:
     """The bot account on a homeserver (implements ``core.Homeserver``)."""
 
-    def __init__(self, homeserver: str, user: str, state: State) -> None:
+    def __init__(self, homeserver: str, user: str, state: State, request_timeout: float = 60.0) -> None:
         self.user_id = user
         self.state = state
-        self.client = AsyncClient(
-            homeserver, user, config=AsyncClientConfig(encryption_enabled=False, store_sync_tokens=False)
-        )
+        self.client = AsyncClient(homeserver, user, config=AsyncClientConfig(
+            encryption_enabled=False, store_sync_tokens=False, request_timeout=request_timeout))
+        # Room creation only: a timeout raises instead of creating the room a second time.
+        self._once = AsyncClient(homeserver, user, config=AsyncClientConfig(
+            encryption_enabled=False, store_sync_tokens=False, request_timeout=request_timeout,
+            max_timeouts=0))
 
     async def login(self, password: str, display_name: str) -> None:
         """Reuse the stored access token and device, or log in with ``password`` and store them."""
@@ -59,17 +86,19 @@ class Matrix:
                 raise MatrixError(f"login failed: {resp}")
             self.state.put("access_token", resp.access_token)
             self.state.put("device_id", resp.device_id)
+        self._once.restore_login(self.user_id, self.client.device_id, self.client.access_token)
         await self.client.set_displayname(display_name)
 
     async def close(self) -> None:
-        """Close the HTTP session (the login stays valid for the next start)."""
+        """Close the HTTP sessions (the login stays valid for the next start)."""
         await self.client.close()
+        await self._once.close()
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         """Send an ``m.room.message``; returns its event id."""
         resp = await self.client.room_send(room, "m.room.message", content, tx_id=txn_id)
         if not isinstance(resp, RoomSendResponse):
-            raise MatrixError(f"send to {room} failed: {resp}")
+            raise _failure(f"send to {room}", resp)
         return str(resp.event_id)
 
     async def still_shown(self, room: str, event: str) -> bool:
@@ -82,13 +111,40 @@ class Matrix:
         return not isinstance(resp.event, RedactedEvent)
 
     async def create_dm(self, user: str) -> str:
-        """A new private room with ``user`` invited, marked as direct."""
-        resp = await self.client.room_create(
-            is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat
-        )
+        """A new private room with ``user`` invited, marked as direct and as the bot's DM with them."""
+        mark = {"type": DM_MARK, "state_key": "", "content": {"user": user}}
+        try:
+            resp = await self._once.room_create(
+                is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat, initial_state=[mark]
+            )
+        except (ClientConnectionError, TimeoutError) as e:
+            raise OutcomeUnknown(f"creating a DM with {user}: {e!r}") from e
         if not isinstance(resp, RoomCreateResponse):
-            raise MatrixError(f"creating a DM with {user} failed: {resp}")
+            raise _failure(f"creating a DM with {user}", resp)
         return str(resp.room_id)
+
+    async def find_dm(self, user: str) -> str | None:
+        """A room the bot created as ``user``'s DM and the bridge did not record: the bot is in it, it
+        made it (``m.room.create``) and marked it (``cinq.dm``, sent by the bot: the person, an admin
+        of the room, could change it) for ``user``."""
+        joined = await self.client.joined_rooms()
+        if not isinstance(joined, JoinedRoomsResponse):
+            raise MatrixError(f"listing the bot's rooms failed: {joined}")
+        for room in joined.rooms:
+            if self.state.known_room(room):
+                continue
+            resp = await self.client.room_get_state(room)
+            if not isinstance(resp, RoomGetStateResponse):
+                log.warning("reading the state of %s failed: %s", room, resp)
+                continue
+            ours = {
+                (e.get("type"), (e.get("content") or {}).get("user"))
+                for e in resp.events
+                if e.get("sender") == self.user_id and e.get("state_key") == ""
+            }
+            if ("m.room.create", None) in ours and (DM_MARK, user) in ours:
+                return str(room)
+        return None
 
     def room_name(self, room: str) -> str | None:
         """The room's display name (its name, else what its members make of it), or None."""

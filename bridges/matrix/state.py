@@ -19,6 +19,10 @@
   ``done`` row): one left by a crash may be in a room already, its choices unrecorded, and is shown
   again (the same transaction id: Matrix keeps one event) before the next start reads what people
   wrote, so a number typed against it while the bridge was down takes its choice (``Bridge.resume``).
+  A callback whose send's outcome is unknown (a timeout, a gateway's 5xx) keeps its row too.
+- ``dm_intent``: the people a DM room is being created for (written before the homeserver is asked):
+  one left by a crash, or by a create whose answer was lost, is looked for among the bot's rooms before
+  another is created, so a person never gets a second DM room.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ CREATE TABLE IF NOT EXISTS offered (room TEXT, event TEXT, at REAL NOT NULL, PRI
 CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS bottom (room TEXT PRIMARY KEY, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS showing (id TEXT PRIMARY KEY, msg TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS dm_intent (user TEXT PRIMARY KEY, at REAL NOT NULL);
 """
 # cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
 DONE_TTL_S = 24 * 3600
@@ -83,6 +88,20 @@ class State:
             self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?, ?)", (room, kind, user))
             if kind == "private" and user:
                 self.db.execute("INSERT OR REPLACE INTO dms VALUES (?, ?)", (user, room))
+                self.db.execute("DELETE FROM dm_intent WHERE user = ?", (user,))
+
+    def known_room(self, room: str) -> bool:
+        """Whether the bridge recorded ``room`` (an invite, or a DM it created)."""
+        return self.db.execute("SELECT 1 FROM rooms WHERE room = ?", (room,)).fetchone() is not None
+
+    def intend_dm(self, user: str, now: float) -> None:
+        """Record, before the homeserver is asked, that a DM room is being created for ``user``."""
+        self.db.execute("INSERT OR REPLACE INTO dm_intent VALUES (?, ?)", (user, now))
+
+    def dm_intended(self, user: str) -> bool:
+        """Whether a DM room was being created for ``user`` and never recorded (a crash, a lost
+        answer): the homeserver may have made it."""
+        return self.db.execute("SELECT 1 FROM dm_intent WHERE user = ?", (user,)).fetchone() is not None
 
     def room_kind(self, room: str) -> str:
         """``private`` or ``group``; a room the bridge never heard of is a group (the safe side: a

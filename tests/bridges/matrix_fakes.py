@@ -17,7 +17,11 @@ class Killed(BaseException):
 
 class FakeMatrix:
     """A homeserver that records what was sent; ``txn_id`` deduplicates as Matrix does.  With
-    ``die_after_send``, a send reaches the room and the bridge dies before it hears the answer."""
+    ``die_after_send``, a send reaches the room and the bridge dies before it hears the answer; with
+    ``lost_after_send`` (a count), that many sends reach the room and their answer is lost (a
+    gateway's 504: ``OutcomeUnknown``); with ``answer_after`` set, a send reaches the room and is
+    answered only once that event is set (a slow homeserver, a timed-out send being repeated).
+    ``die_after_create``: a DM room is made and the bridge dies before it hears of it."""
 
     user_id = "@cinq:hs"
 
@@ -27,6 +31,10 @@ class FakeMatrix:
         self.dms: list[str] = []
         self.fail = False
         self.die_after_send = False
+        self.lost_after_send = 0
+        self.answer_after: asyncio.Event | None = None
+        self.die_after_create = False
+        self.created: dict[str, str] = {}  # DM room -> its person
         self.redacted: set[str] = set()
         self.asked: list[str] = []  # the events still_shown was asked about
         self.names: dict[str, str] = {}  # rooms' display names
@@ -39,6 +47,13 @@ class FakeMatrix:
             self.txns[txn_id] = f"$e{len(self.sent)}"
         if self.die_after_send:
             raise Killed(f"killed once {self.txns[txn_id]} was in {room}")
+        if self.lost_after_send:
+            from bridges.matrix.core import OutcomeUnknown
+
+            self.lost_after_send -= 1
+            raise OutcomeUnknown(f"504 Gateway Timeout once {self.txns[txn_id]} was in {room}")
+        if self.answer_after is not None:
+            await self.answer_after.wait()
         return self.txns[txn_id]
 
     async def still_shown(self, room: str, event: str) -> bool:
@@ -48,7 +63,15 @@ class FakeMatrix:
     async def create_dm(self, user: str) -> str:
         await asyncio.sleep(0)  # let a concurrent callback run in between
         self.dms.append(user)
-        return f"!dm-{user}"
+        room = f"!dm-{user}" + (f"-{self.dms.count(user)}" if user in self.created.values() else "")
+        self.created[room] = user
+        if self.die_after_create:
+            raise Killed(f"killed once {room} was made")
+        return room
+
+    async def find_dm(self, user: str) -> str | None:
+        # The bridge asks only when it has not recorded one: the latest made for ``user``.
+        return next((room for room, u in reversed(self.created.items()) if u == user), None)
 
     def room_name(self, room: str) -> str | None:
         return self.names.get(room)
