@@ -38,8 +38,6 @@ _PLAYED_AGAIN = (0, 9)  # rank indexes of the 1 and the Rey (C-11)
 #: the round-win tallies as Fractions, built once: Fraction() is interpreted Python (~1 us each) and
 #: every playout of a search ends a round; Fractions are immutable, so sharing them is safe
 _WHOLE: tuple[Fraction, ...] = tuple(Fraction(i) for i in range(64))
-#: a history entry's move (its low 6 bits) in notation, a card code or "pass"
-_MOVE_TEXT: tuple[str, ...] = (*CODES, "pass", *([""] * 23))
 #: canonical notation -> move, the public API's common case (what legal_moves gave), read at once
 _BY_TEXT: dict[str, int] = {**{c: i for i, c in enumerate(CODES)}, "pass": PASS}
 
@@ -68,7 +66,9 @@ def _end_round(st: CinquilloState, winners: list[int], end: str) -> None:
         losers = [s for s in range(n) if s not in winners]
     record: dict[str, Any] = {
         "round": st.round_index + 1, "end": end, "winners": winners, "cards_left": left,
-        "moves": [[h >> 6, _MOVE_TEXT[h & 63]] for h in st.history],
+        # the round's moves as the history holds them (seat << 6 | card, 40 a pass): a view spells them
+        # out (view.rounds_copy); a playout's round end, a snapshot and its restore stay cheap
+        "moves": list(st.history),
     }
     if opts.deal == "tradicional":
         record["dealer"] = st.dealer

@@ -5,12 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from engine.cinquillo.cards import card, codes_of, mask_of
+from engine.cinquillo.cards import PASS, card, codes_of, mask_of
 from engine.cinquillo.options import resolve
 from engine.cinquillo.state import CinquilloState, playable_mask
-from engine.cinquillo.view import rounds_copy
 
-VERSION = 1
+# 2: a finished round's ``moves`` are stored as the state keeps them, history entries (seat << 6 |
+# card, PASS a pass), not as [seat, code] pairs (version 1, still read): a long match's snapshot was
+# mostly those pairs, thousands of small lists to parse on every load of its table.
+VERSION = 2
 
 
 def snapshot(st: CinquilloState) -> dict[str, Any]:
@@ -32,7 +34,7 @@ def snapshot(st: CinquilloState) -> dict[str, Any]:
         "scores": [str(f) for f in st.scores],
         "round_wins": list(st.round_wins),
         "history": list(st.history),
-        "rounds": rounds_copy(st),
+        "rounds": [{k: v[:] if isinstance(v, list) else v for k, v in r.items()} for r in st.rounds],
         "winners": None if st.winners is None else list(st.winners),
     }
 
@@ -40,8 +42,9 @@ def snapshot(st: CinquilloState) -> dict[str, Any]:
 def restore(data: dict[str, Any]) -> CinquilloState:
     """The state that :func:`snapshot` saved; raises ValueError for data it cannot read."""
     try:
-        if data["version"] != VERSION:
-            raise ValueError(f"unknown cinquillo snapshot version {data['version']!r}")
+        version = data["version"]
+        if version not in (1, VERSION):
+            raise ValueError(f"unknown cinquillo snapshot version {version!r}")
         players = data["players"]
         opts = resolve(players, data["options"])
         st = CinquilloState.__new__(CinquilloState)
@@ -67,9 +70,17 @@ def restore(data: dict[str, Any]) -> CinquilloState:
         st.history = [int(x) for x in data["history"]]
         # The finished rounds' records are never mutated (a new round replaces the list), and the
         # data is the caller's own (fresh from json.loads): taken as they are, without a copy.
-        st.rounds = list(data["rounds"])
+        st.rounds = list(data["rounds"]) if version == VERSION else [_v1_round(r) for r in data["rounds"]]
         st.winners = None if data["winners"] is None else [int(x) for x in data["winners"]]
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a cinquillo snapshot: {exc}") from None
     st.playable = playable_mask(st)
     return st
+
+
+def _v1_round(record: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 round record with its ``[seat, code]`` moves as history entries."""
+    out = dict(record)
+    out["moves"] = [int(seat) << 6 | (PASS if move == "pass" else card(move))
+                    for seat, move in record["moves"]]
+    return out

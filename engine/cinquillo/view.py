@@ -14,6 +14,7 @@ from engine.cinquillo.cards import CODES, SUITS, codes_of
 from engine.cinquillo.state import CinquilloState, fraction_json, teams_list
 
 _MOVE_CODES = (*CODES, "pass")  # index PASS (40) is a pass
+_MOVE_TEXT: tuple[str, ...] = (*_MOVE_CODES, *([""] * 23))  # any 6 bits (a history entry's card)
 
 
 def _history(st: CinquilloState) -> list[dict[str, Any]]:
@@ -100,9 +101,11 @@ def views(st: CinquilloState, seats: Sequence[int | None]) -> list[dict[str, Any
 
 def rounds_copy(st: CinquilloState) -> list[dict[str, Any]]:
     """The finished rounds' records, fresh for this view: each record and its lists are copied one
-    level down (a record's ``moves`` are ``[seat, code]`` pairs), so that nothing in a view aliases
-    the state.  Much cheaper than ``copy.deepcopy``, which long matches paid on every view."""
-    return [{k: [m[:] for m in v] if k == "moves" else v[:] if isinstance(v, list) else v
+    level down, and its ``moves`` (kept as the history keeps them) spelled out as ``[seat, code]``
+    pairs, so that nothing in a view aliases the state.  Much cheaper than ``copy.deepcopy``, which
+    long matches paid on every view."""
+    text = _MOVE_TEXT
+    return [{k: [[h >> 6, text[h & 63]] for h in v] if k == "moves" else v[:] if isinstance(v, list) else v
              for k, v in r.items()} for r in st.rounds]
 
 

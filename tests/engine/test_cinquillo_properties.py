@@ -218,3 +218,33 @@ def test_the_literal_constants_are_what_they_stand_for() -> None:  # C-1
 
     assert C.FULL == (1 << C.DECK_SIZE) - 1 and C.PASS == C.DECK_SIZE
     assert C.RANKS.index(5) == C.FIVE and C.card("5o") == C.FIVE_OROS
+
+
+@settings(max_examples=30, deadline=None)
+@given(matches())
+def test_a_version_1_snapshot_still_restores_to_the_same_state(
+        match: tuple[int, Any, dict[str, Any], int]) -> None:
+    """Snapshots of version 2 keep a finished round's moves as history entries; the tables stored
+    before (version 1: ``[seat, code]`` pairs) load to the same state, whose views and result spell
+    the moves as pairs, as they always did."""
+    players, seed, options, choice_seed = match
+    moves, s = _run(players, seed, options, choice_seed)
+    replay = engine.new_game("cinquillo", players=players, seed=seed, **options)
+    for m in moves:
+        replay = engine.play(replay, RULES.encode(replay, m))
+        if not replay.rounds:
+            continue
+        now = json.loads(json.dumps(engine.snapshot(replay)))
+        state = now["state"]
+        assert state["version"] == 2
+        assert all(type(h) is int for r in state["rounds"] for h in r["moves"])
+        pairs = [{**r, "moves": [[h >> 6, "pass" if h & 63 == PASS else CODES[h & 63]] for h in r["moves"]]}
+                 for r in state["rounds"]]
+        old = {**now, "state": {**state, "version": 1, "rounds": pairs}}
+        back = engine.restore(old)
+        assert engine.snapshot(back) == engine.snapshot(replay)
+        assert engine.view(back, None)["rounds"] == engine.view(replay, None)["rounds"] == pairs
+    assert engine.result(replay) == engine.result(s)
+    if replay.rounds:
+        assert all(type(m) is list and len(m) == 2 and type(m[1]) is str
+                   for r in engine.result(replay)["rounds"] for m in r["moves"])
