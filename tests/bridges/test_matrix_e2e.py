@@ -9,6 +9,9 @@ G-1: every message that shows a hand went to a room of exactly two members, the 
 owner; the group room never shows a hand; in Cinquillo the cards a person still held at the end
 appear nowhere but in their own DM.
 
+A DM room made and not recorded (the bridge killed in between) is found on the next start by its
+``cinq.dm`` mark, and no second room is made; a room the person made and marked is not taken for it.
+
 Boards (issue 15): ``/top`` in the group is one message; choosing one of its numbers redraws that same
 Matrix event (``m.replace``), and nothing new is posted; once the board is redacted, a choice posts it
 anew.
@@ -168,3 +171,50 @@ async def test_a_top_choice_on_matrix_edits_the_same_board_event(synapse, real_r
         assert title in anew["content"]["body"] and "m.relates_to" not in anew["content"]
     finally:
         await world.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(300)
+async def test_a_dm_room_made_and_not_recorded_is_found_on_synapse_and_no_second_one_made(synapse, tmp_path):
+    # The bridge killed between createRoom and recording the room (tests/bridges/test_matrix_resume.py
+    # puts the kill there against a fake): on Synapse, the next start finds the room by its mark, and
+    # not a room the person made and marked for themselves (G-1: a hand goes to a room the bot made).
+    import secrets
+    import time
+
+    from nio import AsyncClient, RoomCreateResponse
+
+    from bridges.matrix.core import Bridge
+    from bridges.matrix.homeserver import DM_MARK, Matrix
+    from bridges.matrix.state import State
+    from tests.bridges.matrix_fakes import FakeCinq, msg
+
+    tag, password = secrets.token_hex(3), "correct-horse-battery"
+    bot = synapse.register(f"cinqdm{tag}", password)
+    ana = synapse.register(f"anadm{tag}", password)
+    state = State(str(tmp_path / "bridge.sqlite3"))
+    matrix = Matrix(synapse.url, bot, state)
+    person = AsyncClient(synapse.url, ana)
+    try:
+        await matrix.login(password, "Cinquillo")
+        await person.login(password)
+        theirs = await person.room_create(
+            invite=[bot], initial_state=[{"type": DM_MARK, "state_key": "", "content": {"user": ana}}]
+        )
+        assert isinstance(theirs, RoomCreateResponse), theirs
+        await matrix.client.join(theirs.room_id)  # joined, and not recorded: as if its invite was lost
+
+        state.intend_dm(ana, time.time())  # the first run noted the intent, made the room, and died
+        made = await matrix.create_dm(ana)
+
+        b = Bridge(state, matrix, FakeCinq(), locale="en")  # the next start
+        await b.on_callback(msg(1, to={"user": {"id": ana}}, kind="hand", buttons=[("a", "tok-a")]))
+        assert state.dm(ana) == made
+        joined = await matrix.client.joined_rooms()
+        assert sorted(joined.rooms) == sorted([made, theirs.room_id])  # no second room made
+        shown = await matrix.client.room_messages(made, start="", limit=20)
+        assert any(e.sender == bot and "1. a" in getattr(e, "body", "") for e in shown.chunk)  # the hand
+    finally:
+        await person.close()
+        await matrix.close()
+        state.close()
