@@ -6,11 +6,11 @@ callback retried after a crash is not posted twice), and the sync token is store
 has been handed to cinq (a restart reads on from there: nothing is lost, nothing acted on twice).
 
 A send that times out or loses its connection is repeated by matrix-nio with the same transaction id;
-one answered with a 5xx (a gateway's timeout: the homeserver may have posted it) raises
-``OutcomeUnknown``, one refused (below 500) ``Refused``.  A room creation has no transaction id, so it
-is never repeated blindly: it is made on a client that does not retry, and a timeout raises
-``OutcomeUnknown``; each DM room carries a ``cinq.dm`` state event naming its person, by which
-``find_dm`` finds one whose creation was not recorded.
+one answered with a 5xx (a gateway's timeout: the homeserver may have posted it) or whose answer is
+cut raises ``OutcomeUnknown``, one refused (below 500) ``Refused``.  A room creation has no
+transaction id, so it is never repeated blindly: it is made on a client that does not retry, and a
+lost answer raises ``OutcomeUnknown``; each DM room carries a ``cinq.dm`` state event naming its
+person, by which ``find_dm`` finds one whose creation was not recorded.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from aiohttp import ClientConnectionError
+from aiohttp import ClientError
 from nio import (
     AsyncClient,
     AsyncClientConfig,
@@ -96,7 +96,12 @@ class Matrix:
 
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         """Send an ``m.room.message``; returns its event id."""
-        resp = await self.client.room_send(room, "m.room.message", content, tx_id=txn_id)
+        try:
+            resp = await self.client.room_send(room, "m.room.message", content, tx_id=txn_id)
+        except (ClientError, TimeoutError) as e:
+            # matrix-nio repeats timeouts and lost connections itself; what it raises (an answer cut
+            # in its middle) may follow a send the homeserver did.
+            raise OutcomeUnknown(f"send to {room}: {e!r}") from e
         if not isinstance(resp, RoomSendResponse):
             raise _failure(f"send to {room}", resp)
         return str(resp.event_id)
@@ -117,7 +122,7 @@ class Matrix:
             resp = await self._once.room_create(
                 is_direct=True, invite=[user], preset=RoomPreset.trusted_private_chat, initial_state=[mark]
             )
-        except (ClientConnectionError, TimeoutError) as e:
+        except (ClientError, TimeoutError) as e:  # a timeout, a lost connection, a cut answer: made or not
             raise OutcomeUnknown(f"creating a DM with {user}: {e!r}") from e
         if not isinstance(resp, RoomCreateResponse):
             raise _failure(f"creating a DM with {user}", resp)

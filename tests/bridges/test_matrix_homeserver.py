@@ -1,9 +1,10 @@
 """The bridge's Matrix side (``homeserver.Matrix``, matrix-nio) against a homeserver on a loopback
 socket that does what it is asked and then loses the answer: it posts a message or makes a room, then
-never answers (the request times out), drops the connection, or answers 504 (a gateway that stopped
-waiting).  A message is then in its room once (the send is repeated with its transaction id) and a
-number typed against its choices takes them; a room is made once (a creation has no transaction id:
-it is never repeated blindly, and the room made is found by its ``cinq.dm`` mark)."""
+never answers (the request times out), drops the connection, answers 504 (a gateway that stopped
+waiting), or cuts the connection in the middle of its answer.  A message is then in its room once
+(the send is repeated with its transaction id) and a number typed against its choices takes them; a
+room is made once (a creation has no transaction id: it is never repeated blindly, and the room made
+is found by its ``cinq.dm`` mark)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ API = "/_matrix/client/v3"
 
 class LossyHomeserver:
     """The few client-server endpoints the bridge uses.  ``lose`` says how the next matching
-    request's answer is lost once it was done: ``hang``, ``drop`` or ``504``; ``lose_on`` which
+    request's answer is lost once it was done: ``hang``, ``drop``, ``504`` or ``cut``; ``lose_on`` which
     requests (``send`` or ``create``)."""
 
     def __init__(self) -> None:
@@ -49,6 +50,13 @@ class LossyHomeserver:
             assert request.transport is not None
             request.transport.abort()
             return web.Response()
+        if how == "cut":  # the answer begins, and the connection is lost in its middle
+            resp = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": "200"})
+            await resp.prepare(request)
+            await resp.write(b'{"event_id": "$')
+            assert request.transport is not None
+            request.transport.abort()
+            return resp
         return web.Response(status=504, text="<html>504 Gateway Time-out</html>", content_type="text/html")
 
     async def send(self, request: web.Request) -> web.StreamResponse:
@@ -139,9 +147,12 @@ async def test_a_send_whose_answer_is_lost_is_repeated_and_a_number_typed_meanwh
     assert b.state.unfinished() == []
 
 
-async def test_a_send_answered_504_keeps_its_note_and_a_number_typed_against_it_takes_its_choice(world):
+@pytest.mark.parametrize("how", ["504", "cut"])
+async def test_a_send_answered_504_or_cut_keeps_its_note_and_a_number_typed_against_it_takes_its_choice(
+    world, how
+):
     b, hs, cinq = world
-    dm, showing = await _hand_3_lost(b, hs, "504")
+    dm, showing = await _hand_3_lost(b, hs, how)
     with pytest.raises(OutcomeUnknown):
         await showing  # cinq is answered 503 and retries it later
     assert [m["id"] for m, _ in b.state.unfinished()] == ["wh-3"]
@@ -150,7 +161,7 @@ async def test_a_send_answered_504_keeps_its_note_and_a_number_typed_against_it_
     assert len(hs.events[dm]) == 3 and b.state.unfinished() == []
 
 
-@pytest.mark.parametrize("how", ["hang", "drop", "504"])
+@pytest.mark.parametrize("how", ["hang", "drop", "504", "cut"])
 async def test_a_dm_room_made_and_its_answer_lost_is_found_and_not_made_again(world, how):
     b, hs, _ = world
     hs.lose, hs.lose_on = how, "create"
