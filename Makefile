@@ -39,7 +39,7 @@ play: $(NATIVE)
 test: $(NATIVE)
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not e2e and not failover" $(PYTEST_ARGS)
 
-# The e2e suites' own needs: matrix-nio for the Matrix bridge, and Synapse in a venv of its own
+# The e2e suites' own needs: the Matrix extra (matrix-nio, also in dev: tests/bridges uses it), and Synapse in a venv of its own
 # (.cache/synapse-venv: its dependencies may clash with the project's).
 E2E_STAMP := $(VENV)/.installed-e2e
 $(E2E_STAMP): $(STAMP)
