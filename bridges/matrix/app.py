@@ -23,6 +23,7 @@ from bridges.matrix import signing
 from bridges.matrix.cinq import CinqClient
 from bridges.matrix.config import Config, ConfigError
 from bridges.matrix.core import Bridge
+from bridges.matrix.inbox import Inbox
 from bridges.matrix.state import State
 
 log = logging.getLogger("bridges.matrix")
@@ -64,7 +65,7 @@ async def serve(cfg: Config) -> None:
     from bridges.matrix.homeserver import Matrix  # matrix-nio is needed by the process only
 
     state = State(cfg.state)
-    matrix = Matrix(cfg.homeserver, cfg.user, state)
+    matrix = Matrix(cfg.homeserver, cfg.user, state, request_timeout=cfg.request_timeout)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -79,16 +80,20 @@ async def serve(cfg: Config) -> None:
         resumed = await bridge.resume()
         if resumed:
             log.info("resumed %d callback(s) a previous run left half-shown", resumed)
+        # Then what people wrote that a previous process stored and did not hand on, each room apart.
+        inbox = Inbox(state, bridge.on_text)
+        inbox.start()
         runner = web.AppRunner(callback_app(bridge, cfg.secret), access_log=None)
         await runner.setup()
         await web.TCPSite(runner, cfg.host, cfg.port).start()
         log.info("bridge up: callbacks on %s:%s, Matrix user %s", cfg.host, cfg.port, cfg.user)
-        sync = asyncio.create_task(matrix.run(bridge.on_text, bridge.on_invite))
+        sync = asyncio.create_task(matrix.run(inbox.take, bridge.on_invite))
         waiter = asyncio.create_task(stop.wait())
         await asyncio.wait({sync, waiter}, return_when=asyncio.FIRST_COMPLETED)
         sync.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await sync
+        await inbox.close()
         await runner.cleanup()
         await matrix.close()
     state.close()

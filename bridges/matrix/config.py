@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+# Below cinq's callback timeout (the webhook's ``timeout_s``, 10 s): a request a callback makes that
+# hangs ends in time for the bridge to answer cinq 503 (sent again later), before cinq stops waiting.
+REQUEST_TIMEOUT_S = 4.0
 
 
 class ConfigError(Exception):
@@ -29,6 +32,7 @@ class Config:
     display_name: str = "Cinquillo"
     locale: str = "es"  # until a person picks their language with /lang
     log_level: str = "INFO"  # DEBUG: each callback shown and each message handed on, one line each
+    request_timeout: float = REQUEST_TIMEOUT_S  # seconds a request to the homeserver may take
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -48,6 +52,12 @@ class Config:
             port = int(opt("PORT", "8090"))
         except ValueError:
             raise ConfigError("CINQ_MATRIX_PORT must be a port number") from None
+        try:
+            request_timeout = float(opt("REQUEST_TIMEOUT", str(REQUEST_TIMEOUT_S)))
+        except ValueError:
+            raise ConfigError("CINQ_MATRIX_REQUEST_TIMEOUT must be a number of seconds") from None
+        if not 0 < request_timeout <= 600:
+            raise ConfigError("CINQ_MATRIX_REQUEST_TIMEOUT must be above 0 and at most 600 seconds")
         log_level = opt("LOG_LEVEL", "INFO").upper()
         if log_level not in LEVELS:
             raise ConfigError(f"CINQ_MATRIX_LOG_LEVEL must be one of {', '.join(LEVELS)}")
@@ -64,4 +74,5 @@ class Config:
             display_name=opt("DISPLAY_NAME", "Cinquillo"),
             locale=opt("LOCALE", "es"),
             log_level=log_level,
+            request_timeout=request_timeout,
         )

@@ -136,9 +136,7 @@ class Bridge:
         }
         number = NUMBER.match(body)
         if number:
-            await self._settle(room)
-            async with self._room_lock(room):  # a callback being shown here records its choices first
-                tokens, locale, offered_on = self.state.pending(room)
+            tokens, locale, offered_on = await self._choices(room)
         else:
             tokens, locale, offered_on = self.state.pending(room)
         if number and tokens:
@@ -214,10 +212,23 @@ class Bridge:
             finished += 1
         return finished
 
+    async def _choices(self, room: str) -> tuple[list[str], str | None, str | None]:
+        """The room's pending choices, once no callback shown there is of unknown outcome: one being
+        shown is waited for (on the room's lock), one whose outcome stayed unknown is shown again
+        (``_settle``, which raises ``OutcomeUnknown`` while it still is: the number is read later)."""
+        while True:
+            await self._settle(room)
+            async with self._room_lock(room):  # a callback being shown here records its choices first
+                if not any(self._room_of(m) == room for m, _ in self.state.unfinished()):
+                    return self.state.pending(room)
+            # One being shown here ended with its outcome unknown while this waited for the lock, or
+            # one is still on its way to the lock (creating the DM room): settle again shortly.
+            await asyncio.sleep(0.05)
+
     async def _settle(self, room: str) -> None:
         """Show again the callbacks for ``room`` whose send's outcome is unknown, before a number typed
         there is read (it may answer one of them).  Raises ``OutcomeUnknown`` while one still is: the
-        number is then read later (the sync reads its batch again), not against older choices."""
+        number is then handed on later (the inbox tries it again), not against older choices."""
         for msg, began in self.state.unfinished():
             if msg["id"] in self._in_flight or self._room_of(msg) != room:
                 continue  # one being shown now is waited for on the room's lock

@@ -5,12 +5,16 @@ The bot keeps one device across restarts, so the homeserver deduplicates our tra
 callback retried after a crash is not posted twice), and the sync token is stored after each batch
 has been handed to cinq (a restart reads on from there: nothing is lost, nothing acted on twice).
 
-A send that times out or loses its connection is repeated by matrix-nio with the same transaction id;
-one answered with a 5xx (a gateway's timeout: the homeserver may have posted it) or whose answer is
-cut raises ``OutcomeUnknown``, one refused (below 500) ``Refused``.  A room creation has no
-transaction id, so it is never repeated blindly: it is made on a client that does not retry, and a
-lost answer raises ``OutcomeUnknown``; each DM room carries a ``cinq.dm`` state event naming its
-person, by which ``find_dm`` finds one whose creation was not recorded.
+Every request a callback makes (send, read an event, create or look for a DM room) is made once, on a
+client that does not repeat it, and within ``request_timeout`` (4 s by default): below cinq's 10 s
+callback timeout, so a hung request is answered 503 to cinq (which sends the callback again) before
+cinq stops waiting, instead of running beside cinq's retry.  A send that times out, loses its
+connection, is answered with a 5xx (a gateway's timeout: the homeserver may have posted it) or whose
+answer is cut raises ``OutcomeUnknown``, and is repeated later with the same transaction id (cinq's
+retry, or a number typed in its room); one refused (below 500) raises ``Refused``.  A room creation
+has no transaction id, so it is never repeated blindly: each DM room carries a ``cinq.dm`` state event
+naming its person, by which ``find_dm`` finds one whose creation was not recorded.  The sync, and
+joining a room, are repeated by matrix-nio until they work.
 """
 
 from __future__ import annotations
@@ -39,7 +43,9 @@ from nio import (
     SyncResponse,
 )
 
+from bridges.matrix.config import REQUEST_TIMEOUT_S
 from bridges.matrix.core import OutcomeUnknown, Refused
+from bridges.matrix.inbox import Incoming
 from bridges.matrix.state import State
 
 log = logging.getLogger("bridges.matrix")
@@ -65,12 +71,16 @@ def _failure(what: str, resp: ErrorResponse) -> Exception:
 class Matrix:
     """The bot account on a homeserver (implements ``core.Homeserver``)."""
 
-    def __init__(self, homeserver: str, user: str, state: State, request_timeout: float = 60.0) -> None:
+    def __init__(
+        self, homeserver: str, user: str, state: State, request_timeout: float = REQUEST_TIMEOUT_S
+    ) -> None:
         self.user_id = user
         self.state = state
+        # The sync (its own timeout: the long poll's, plus 15 s), login, profile and joins.
         self.client = AsyncClient(homeserver, user, config=AsyncClientConfig(
             encryption_enabled=False, store_sync_tokens=False, request_timeout=request_timeout))
-        # Room creation only: a timeout raises instead of creating the room a second time.
+        # What a callback asks: one attempt each, so that the callback is answered before cinq stops
+        # waiting (a send is repeated with its transaction id later; a creation is never repeated).
         self._once = AsyncClient(homeserver, user, config=AsyncClientConfig(
             encryption_enabled=False, store_sync_tokens=False, request_timeout=request_timeout,
             max_timeouts=0))
@@ -97,10 +107,10 @@ class Matrix:
     async def send(self, room: str, content: dict[str, Any], txn_id: str) -> str:
         """Send an ``m.room.message``; returns its event id."""
         try:
-            resp = await self.client.room_send(room, "m.room.message", content, tx_id=txn_id)
+            resp = await self._once.room_send(room, "m.room.message", content, tx_id=txn_id)
         except (ClientError, TimeoutError) as e:
-            # matrix-nio repeats timeouts and lost connections itself; what it raises (an answer cut
-            # in its middle) may follow a send the homeserver did.
+            # Timed out, connection lost, or an answer cut in its middle: the homeserver may have
+            # posted it.
             raise OutcomeUnknown(f"send to {room}: {e!r}") from e
         if not isinstance(resp, RoomSendResponse):
             raise _failure(f"send to {room}", resp)
@@ -108,7 +118,7 @@ class Matrix:
 
     async def still_shown(self, room: str, event: str) -> bool:
         """Whether ``event`` in ``room`` still shows its content (not redacted, not gone)."""
-        resp = await self.client.room_get_event(room, event)
+        resp = await self._once.room_get_event(room, event)
         if isinstance(resp, RoomGetEventError):
             if resp.status_code == "M_NOT_FOUND":
                 return False
@@ -132,13 +142,13 @@ class Matrix:
         """A room the bot created as ``user``'s DM and the bridge did not record: the bot is in it, it
         made it (``m.room.create``) and marked it (``cinq.dm``, sent by the bot: the person, an admin
         of the room, could change it) for ``user``."""
-        joined = await self.client.joined_rooms()
+        joined = await self._once.joined_rooms()
         if not isinstance(joined, JoinedRoomsResponse):
             raise MatrixError(f"listing the bot's rooms failed: {joined}")
         for room in joined.rooms:
             if self.state.known_room(room):
                 continue
-            resp = await self.client.room_get_state(room)
+            resp = await self._once.room_get_state(room)
             if not isinstance(resp, RoomGetStateResponse):
                 log.warning("reading the state of %s failed: %s", room, resp)
                 continue
@@ -163,10 +173,12 @@ class Matrix:
 
     async def run(
         self,
-        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
+        on_batch: Callable[[list[Incoming], str], None],
         on_invite: Callable[[str, str, bool], Awaitable[None]],
     ) -> None:
-        """Sync forever: accept invites, hand each person's text message to ``on_text``."""
+        """Sync forever: accept invites, and give each batch's text messages from people, with the
+        sync token after them, to ``on_batch`` (``Inbox.take``: it stores both at once, and people's
+        messages are handed on from there, so a room whose number waits does not stop the sync)."""
         since = self.state.get("since")
         first = since is None
         while True:
@@ -176,22 +188,21 @@ class Matrix:
                 await asyncio.sleep(2)
                 continue
             try:
-                await self._handle(resp, on_text, on_invite, history=first)
+                messages = await self._read(resp, on_invite, history=first)
+                on_batch(messages, resp.next_batch)
             except Exception:
-                # Read the same batch again: cinq answers events it already took as duplicates.
-                log.exception("a sync batch could not be handed on; reading it again")
+                # Read the same batch again: none of its messages was stored (joining again is harmless).
+                log.exception("a sync batch could not be stored; reading it again")
                 await asyncio.sleep(1)
                 continue
             since, first = resp.next_batch, False
-            self.state.put("since", since)
 
-    async def _handle(
+    async def _read(
         self,
         resp: SyncResponse,
-        on_text: Callable[[str, str, str, str, str], Awaitable[None]],
         on_invite: Callable[[str, str, bool], Awaitable[None]],
         history: bool,
-    ) -> None:
+    ) -> list[Incoming]:
         for room, info in resp.rooms.invite.items():
             for ev in info.invite_state:
                 if (
@@ -204,7 +215,8 @@ class Matrix:
             if isinstance(joined, JoinError):
                 log.warning("could not join %s: %s", room, joined)
         if history:
-            return  # the first sync's timelines are what was said before the bridge existed
+            return []  # the first sync's timelines are what was said before the bridge existed
+        messages = []
         for room, joined_info in resp.rooms.join.items():
             for ev in joined_info.timeline.events:
                 if not isinstance(ev, RoomMessageText) or ev.sender == self.user_id:
@@ -212,4 +224,5 @@ class Matrix:
                 relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
                 if relates.get("rel_type") == "m.replace":
                     continue  # a person's edit of their own message is not a new command
-                await on_text(room, ev.sender, self.name(room, ev.sender), ev.body, ev.event_id)
+                messages.append(Incoming(room, ev.sender, self.name(room, ev.sender), ev.body, ev.event_id))
+        return messages

@@ -20,6 +20,10 @@
   again (the same transaction id: Matrix keeps one event) before the next start reads what people
   wrote, so a number typed against it while the bridge was down takes its choice (``Bridge.resume``).
   A callback whose send's outcome is unknown (a timeout, a gateway's 5xx) keeps its row too.
+- ``inbox``: people's messages read from the sync and not yet handed on, in the order read, stored in
+  the same transaction as the sync token that follows them: the token moves on past a message only once
+  the message is here, and a message leaves only once it was handed on (``inbox.Inbox``), so a room
+  whose numbers wait does not hold up the sync, and a kill loses none and hands none on twice.
 - ``dm_intent``: the people a DM room is being created for (written before the homeserver is asked):
   one left by a crash, or by a create whose answer was lost, is looked for among the bot's rooms before
   another is created, so a person never gets a second DM room.
@@ -30,6 +34,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from typing import Any
 
 SCHEMA = """
@@ -47,6 +52,10 @@ CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS bottom (room TEXT PRIMARY KEY, event TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS showing (id TEXT PRIMARY KEY, msg TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS dm_intent (user TEXT PRIMARY KEY, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL,
+                                  sender TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+                                  event TEXT NOT NULL UNIQUE);
+CREATE INDEX IF NOT EXISTS inbox_room ON inbox (room, seq);
 """
 # cinq retries a callback for minutes, and replays keep their ids: a day of ids is plenty.
 DONE_TTL_S = 24 * 3600
@@ -230,3 +239,39 @@ class State:
             self.db.execute("INSERT OR IGNORE INTO done VALUES (?, ?)", (msg_id, now))
             self.db.execute("DELETE FROM showing WHERE id = ?", (msg_id,))
             self.db.execute("DELETE FROM done WHERE at < ?", (now - DONE_TTL_S,))
+
+    def queue(
+        self, messages: Sequence[tuple[str, str, str, str, str]], since: str, per_room: int
+    ) -> tuple[list[str], int]:
+        """Store a sync batch's messages (room, sender, name, body, event id) and the sync token after
+        them, in one transaction; returns the rooms with messages queued, and how many messages were
+        not: a room already holding ``per_room`` messages takes no more (the inbox stays bounded)."""
+        rooms: list[str] = []
+        dropped = 0
+        with self.db:
+            for message in messages:
+                room = message[0]
+                waiting = self.db.execute("SELECT COUNT(*) FROM inbox WHERE room = ?", (room,)).fetchone()[0]
+                if waiting >= per_room:
+                    dropped += 1
+                    continue
+                self.db.execute("INSERT OR IGNORE INTO inbox (room, sender, name, body, event) "
+                                "VALUES (?, ?, ?, ?, ?)", message)
+                if room not in rooms:
+                    rooms.append(room)
+            self.db.execute("INSERT OR REPLACE INTO kv VALUES ('since', ?)", (since,))
+        return rooms, dropped
+
+    def next_in(self, room: str) -> tuple[int, str, str, str, str] | None:
+        """The oldest message of ``room`` not yet handed on: (seq, sender, name, body, event id)."""
+        row = self.db.execute("SELECT seq, sender, name, body, event FROM inbox WHERE room = ? "
+                              "ORDER BY seq LIMIT 1", (room,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]))
+
+    def handed_on(self, seq: int) -> None:
+        """Message ``seq`` was handed on (or given up): it leaves the inbox."""
+        self.db.execute("DELETE FROM inbox WHERE seq = ?", (seq,))
+
+    def waiting_rooms(self) -> list[str]:
+        """The rooms with messages not yet handed on (a previous process stopped before it could)."""
+        return [str(row[0]) for row in self.db.execute("SELECT DISTINCT room FROM inbox ORDER BY room")]

@@ -78,12 +78,15 @@ class FakeMatrix:
 
 
 class FakeCinq:
-    """cinq's webhook: records each event by webhook id (a repeated id is acted on once)."""
+    """cinq's webhook: records each event by webhook id (a repeated id is acted on once), and every
+    post's webhook id (``posts``: how often each was sent)."""
 
     def __init__(self) -> None:
         self.events: dict[str, dict[str, Any]] = {}
+        self.posts: list[str] = []
 
     async def post(self, event: dict[str, Any], webhook_id: str) -> None:
+        self.posts.append(webhook_id)
         self.events.setdefault(webhook_id, event)
 
 

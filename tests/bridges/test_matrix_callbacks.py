@@ -120,6 +120,11 @@ def test_config_names_what_is_missing_or_wrong():
     assert Config.from_env({**env, "CINQ_MATRIX_LOG_LEVEL": "debug"}).log_level == "DEBUG"
     with pytest.raises(ConfigError, match="CINQ_MATRIX_LOG_LEVEL"):
         Config.from_env({**env, "CINQ_MATRIX_LOG_LEVEL": "loud"})
+    assert cfg.request_timeout == 4.0
+    assert Config.from_env({**env, "CINQ_MATRIX_REQUEST_TIMEOUT": "2.5"}).request_timeout == 2.5
+    for bad in ("soon", "0", "-1", "nan", "inf"):
+        with pytest.raises(ConfigError, match="CINQ_MATRIX_REQUEST_TIMEOUT"):
+            Config.from_env({**env, "CINQ_MATRIX_REQUEST_TIMEOUT": bad})
 
 
 def test_bridges_import_nothing_of_engine_service_or_adapters():

@@ -9,8 +9,6 @@ is found by its ``cinq.dm`` mark)."""
 from __future__ import annotations
 
 import asyncio
-import itertools
-from typing import Any
 
 import pytest
 from aiohttp import web
@@ -18,84 +16,11 @@ from aiohttp import web
 from bridges.matrix.core import Bridge, OutcomeUnknown
 from bridges.matrix.homeserver import DM_MARK, Matrix
 from bridges.matrix.state import State
+from tests.bridges.lossy_homeserver import BOT, LossyHomeserver
 from tests.bridges.matrix_fakes import FakeCinq, msg
 from tools.loopback import free_port
 
-BOT, ANA = "@cinq:hs", "@ana:hs"
-API = "/_matrix/client/v3"
-
-
-class LossyHomeserver:
-    """The few client-server endpoints the bridge uses.  ``lose`` says how the next matching
-    request's answer is lost once it was done: ``hang``, ``drop``, ``504`` or ``cut``; ``lose_on`` which
-    requests (``send`` or ``create``)."""
-
-    def __init__(self) -> None:
-        self.lose: str | None = None
-        self.lose_on = "send"
-        self.events: dict[str, list[dict[str, Any]]] = {}  # room -> the messages posted in it
-        self.txns: dict[str, str] = {}
-        self.state: dict[str, list[dict[str, Any]]] = {}  # room -> its state events
-        self.posted = asyncio.Event()  # set whenever a message is posted (people see it)
-        self.closing = asyncio.Event()  # the test is over: a request left hanging may end
-        self._ids = itertools.count(1)
-
-    async def _lost(self, request: web.Request, what: str) -> web.StreamResponse | None:
-        if self.lose is None or self.lose_on != what:
-            return None
-        how, self.lose = self.lose, None
-        if how == "hang":
-            await self.closing.wait()  # not answered while the client waits: it times out
-        if how == "drop":
-            assert request.transport is not None
-            request.transport.abort()
-            return web.Response()
-        if how == "cut":  # the answer begins, and the connection is lost in its middle
-            resp = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": "200"})
-            await resp.prepare(request)
-            await resp.write(b'{"event_id": "$')
-            assert request.transport is not None
-            request.transport.abort()
-            return resp
-        return web.Response(status=504, text="<html>504 Gateway Time-out</html>", content_type="text/html")
-
-    async def send(self, request: web.Request) -> web.StreamResponse:
-        room, txn = request.match_info["room"], request.match_info["txn"]
-        if txn not in self.txns:  # Matrix keeps one event per transaction id
-            self.txns[txn] = f"$ev{next(self._ids)}"
-            self.events.setdefault(room, []).append(await request.json())
-            self.posted.set()
-        return await self._lost(request, "send") or web.json_response({"event_id": self.txns[txn]})
-
-    async def create(self, request: web.Request) -> web.StreamResponse:
-        if request.headers.get("Authorization") != "Bearer tok":
-            return web.json_response({"errcode": "M_MISSING_TOKEN", "error": "no token"}, status=401)
-        body = await request.json()
-        room = f"!room{next(self._ids)}:hs"
-        marks = [{"sender": BOT, **e} for e in body.get("initial_state", [])]
-        self.state[room] = [{"type": "m.room.create", "state_key": "", "sender": BOT, "content": {}}, *marks]
-        return await self._lost(request, "create") or web.json_response({"room_id": room})
-
-    async def joined(self, _: web.Request) -> web.Response:
-        return web.json_response({"joined_rooms": list(self.state)})
-
-    async def room_state(self, request: web.Request) -> web.Response:
-        room = request.match_info["room"]
-        return web.json_response([{"event_id": f"$s{i}", "origin_server_ts": 1, **e}
-                                  for i, e in enumerate(self.state[room])])
-
-    async def displayname(self, request: web.Request) -> web.Response:
-        assert request.headers["Authorization"] == "Bearer tok"  # the stored login, reused
-        return web.json_response({})
-
-    def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_put(API + "/rooms/{room}/send/m.room.message/{txn}", self.send)
-        app.router.add_post(API + "/createRoom", self.create)
-        app.router.add_get(API + "/joined_rooms", self.joined)
-        app.router.add_get(API + "/rooms/{room}/state", self.room_state)
-        app.router.add_put(API + "/profile/{user}/displayname", self.displayname)
-        return app
+ANA = "@ana:hs"
 
 
 @pytest.fixture
@@ -134,23 +59,24 @@ async def _hand_3_lost(b: Bridge, hs: LossyHomeserver, how: str) -> tuple[str, a
     return dm, showing
 
 
-@pytest.mark.parametrize("how", ["hang", "drop"])
-async def test_a_send_whose_answer_is_lost_is_repeated_and_a_number_typed_meanwhile_takes_its_choice(
-    world, how
+async def test_a_send_whose_connection_is_dropped_is_repeated_and_a_number_typed_meanwhile_takes_its_choice(
+    world,
 ):
     b, hs, cinq = world
-    dm, showing = await _hand_3_lost(b, hs, how)
+    dm, showing = await _hand_3_lost(b, hs, "drop")
     await b.on_text(dm, ANA, "Ana", "2", "$move2")
-    await showing  # matrix-nio repeated the send with its transaction id
+    await showing  # aiohttp repeats a PUT whose kept-alive connection was dropped: same transaction id
     assert cinq.events["$move2"]["token"] == "tok-c"
     assert len(hs.events[dm]) == 3  # three hands, no copy, no "earlier turn" refusal
     assert b.state.unfinished() == []
 
 
-@pytest.mark.parametrize("how", ["504", "cut"])
-async def test_a_send_answered_504_or_cut_keeps_its_note_and_a_number_typed_against_it_takes_its_choice(
+@pytest.mark.parametrize("how", ["hang", "504", "cut"])
+async def test_a_send_whose_answer_is_lost_keeps_its_note_and_a_number_typed_against_it_takes_its_choice(
     world, how
 ):
+    # Not repeated by matrix-nio (a hung send would run past cinq's callback timeout): the callback is
+    # answered 503, and shown again, with its transaction id, by cinq's retry or a number typed first.
     b, hs, cinq = world
     dm, showing = await _hand_3_lost(b, hs, how)
     with pytest.raises(OutcomeUnknown):

@@ -152,7 +152,7 @@ async def test_while_a_sends_outcome_stays_unknown_a_number_typed_in_its_room_is
     m.lost_after_send = 2  # hand 3's send, and its repeat for the number, both lost
     with pytest.raises(OutcomeUnknown):
         await b.on_callback(HAND3)
-    with pytest.raises(OutcomeUnknown):  # the sync reads its batch again later
+    with pytest.raises(OutcomeUnknown):  # the inbox tries it again later
         await b.on_text(DM, "@ana:hs", "Ana", "2", "$move2")
     assert "$move2" not in c.events and len(m.sent) == 3  # not refused as an earlier turn
     await b.on_text(DM, "@ana:hs", "Ana", "2", "$move2")  # the batch read again
