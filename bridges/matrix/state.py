@@ -34,7 +34,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 SCHEMA = """
@@ -82,6 +83,18 @@ class State:
         """Close the file."""
         self.db.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # The connection commits each statement by itself (isolation_level=None), and ``with self.db``
+        # opens no transaction then: what must be written together is written between BEGIN and COMMIT.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def get(self, key: str) -> str | None:
         """A stored value (``access_token``, ``device_id``, ``since``)."""
         row = self.db.execute("SELECT value FROM kv WHERE key = ?", (key,)).fetchone()
@@ -93,7 +106,7 @@ class State:
 
     def set_room(self, room: str, kind: str, user: str | None = None) -> None:
         """Record a room's kind; a private room is also the DM of ``user``."""
-        with self.db:
+        with self._transaction():
             self.db.execute("INSERT OR REPLACE INTO rooms VALUES (?, ?, ?)", (room, kind, user))
             if kind == "private" and user:
                 self.db.execute("INSERT OR REPLACE INTO dms VALUES (?, ?)", (user, room))
@@ -220,7 +233,7 @@ class State:
         (the original event when it was edited), the event later edits replace, and ``drawn``:
         (table, kind, version) of the table/hand message it drew (None: nothing drawn)."""
         now = time.time()
-        with self.db:
+        with self._transaction():
             if tokens is not None:
                 table, version = (drawn[0], drawn[2]) if drawn is not None else (None, None)
                 self.db.execute(
@@ -248,7 +261,7 @@ class State:
         not: a room already holding ``per_room`` messages takes no more (the inbox stays bounded)."""
         rooms: list[str] = []
         dropped = 0
-        with self.db:
+        with self._transaction():
             for message in messages:
                 room = message[0]
                 waiting = self.db.execute("SELECT COUNT(*) FROM inbox WHERE room = ?", (room,)).fetchone()[0]

@@ -10,6 +10,7 @@ nothing that it had handed on before."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -171,4 +172,21 @@ async def test_a_room_holding_as_many_waiting_messages_as_allowed_stores_no_more
     held.set()
     await inbox.idle()
     assert cinq.posts == ["$b", "$a0", "$a1"]  # A's, in order; $a2 and $a3 were not stored
+    state.close()
+
+
+def test_a_sync_batch_is_stored_with_its_token_or_not_at_all(tmp_path):
+    # The token must not move past a message that is not stored: a write that fails midway (here a
+    # trigger refuses the batch's second message) leaves neither the first message nor the token.
+    state = State(str(tmp_path / "s.sqlite3"))
+    state.put("since", "s0")
+    state.db.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON inbox WHEN NEW.event = '$2' "
+                     "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    batch = [Incoming(A, "@ana:hs", "Ana", "hi", "$1"), Incoming(B, "@bob:hs", "Bob", "1", "$2")]
+    with pytest.raises(sqlite3.IntegrityError):
+        state.queue(batch, "s2", 200)
+    assert state.get("since") == "s0" and state.waiting_rooms() == []
+    state.db.execute("DROP TRIGGER refuse")
+    assert state.queue(batch, "s2", 200) == ([A, B], 0)  # the batch read again
+    assert state.get("since") == "s2" and state.next_in(A) is not None
     state.close()
