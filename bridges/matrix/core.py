@@ -24,7 +24,8 @@ start reads anything people wrote, so the choices of a message that reached its 
 number typed against it is read.  So is one whose send's outcome is unknown (a timeout, a gateway's
 5xx after the homeserver may have posted it): it keeps its note, and a number typed in its room is read
 only once it was shown (again, with the same transaction id) or is being shown no more.  A person's DM
-room is noted as intended before it is created, and looked for before another is created.
+room is noted as intended before it is created, and looked for before another is created; one asked
+for moments ago and not found yet may still be being made, and is looked for again later.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ EDITED = ("table", "hand")
 # How old a callback left half-shown by a crash may be and still be resumed: a homeserver remembers a
 # transaction id for a while only (Synapse: 30 min), after which showing it again could post a copy.
 RESUME_S = 600.0
+# How long after a DM room was asked for, and not found, the bridge waits before asking again: the
+# homeserver may still be making it (a room's creation takes well under a second on Synapse; cinq
+# retries a callback for a minute or more, so a callback waits, it is not lost).
+CREATE_SETTLE_S = 30.0
 log = logging.getLogger("bridges.matrix")
 
 
@@ -58,6 +63,11 @@ class Refused(Exception):
 class OutcomeUnknown(Exception):
     """A request whose outcome is not known (timed out, connection lost, a gateway's 5xx): the
     homeserver may have done it.  A send is repeated with its transaction id; a DM room looked for."""
+
+
+class NotYet(Exception):
+    """Nothing was sent, and it cannot be yet (a DM room asked for may still be being made): cinq
+    sends the callback again later."""
 
 
 def _phase(msg: dict[str, Any]) -> str | None:
@@ -338,14 +348,23 @@ class Bridge:
             room = self.state.dm(user)
             if room is not None:
                 return room
-            if self.state.dm_intended(user):
+            asked = self.state.dm_intended(user)
+            if asked is not None:
                 # Asked for before and never recorded: the process died in between, or the answer was
                 # lost; the homeserver may have made it, and the person may be in it already.
                 room = await self.matrix.find_dm(user)
                 if room is not None:
                     log.info("found %s's DM room %s, created and not recorded", user, room)
+                elif time.time() - asked < CREATE_SETTLE_S:
+                    # The homeserver may be making it still (asked by a process killed since, or by a
+                    # request that timed out): asking again now could make a second room.
+                    raise NotYet(f"{user}'s DM room, asked for, is not made yet: looked for later")
             if room is None:
                 self.state.intend_dm(user, time.time())
-                room = await self.matrix.create_dm(user)
+                try:
+                    room = await self.matrix.create_dm(user)
+                except Refused:
+                    self.state.forget_dm_intent(user)  # nothing was made: the next attempt need not wait
+                    raise
             self.state.set_room(room, "private", user)
             return room

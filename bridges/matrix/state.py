@@ -120,10 +120,15 @@ class State:
         """Record, before the homeserver is asked, that a DM room is being created for ``user``."""
         self.db.execute("INSERT OR REPLACE INTO dm_intent VALUES (?, ?)", (user, now))
 
-    def dm_intended(self, user: str) -> bool:
-        """Whether a DM room was being created for ``user`` and never recorded (a crash, a lost
-        answer): the homeserver may have made it."""
-        return self.db.execute("SELECT 1 FROM dm_intent WHERE user = ?", (user,)).fetchone() is not None
+    def dm_intended(self, user: str) -> float | None:
+        """When a DM room was last asked for ``user`` and never recorded (a crash, a lost answer: the
+        homeserver may have made it, or be making it still); None: not asked."""
+        row = self.db.execute("SELECT at FROM dm_intent WHERE user = ?", (user,)).fetchone()
+        return None if row is None else float(row[0])
+
+    def forget_dm_intent(self, user: str) -> None:
+        """The homeserver refused to create ``user``'s DM room: nothing was made."""
+        self.db.execute("DELETE FROM dm_intent WHERE user = ?", (user,))
 
     def room_kind(self, room: str) -> str:
         """``private`` or ``group``; a room the bridge never heard of is a group (the safe side: a

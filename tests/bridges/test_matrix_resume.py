@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bridges.matrix.core import RESUME_S, Bridge, OutcomeUnknown
+from bridges.matrix.core import CREATE_SETTLE_S, RESUME_S, Bridge, NotYet, OutcomeUnknown
 from bridges.matrix.state import State
 from tests.bridges.matrix_fakes import FakeCinq, FakeMatrix, Killed, msg
 
@@ -194,6 +194,29 @@ async def test_a_kill_between_creating_a_persons_dm_room_and_recording_it_makes_
     assert state.dm("@ana:hs") == DM and state.room_kind(DM) == "private"
     await b.on_callback(msg(2, to=ANA, kind="reply"))
     assert m.dms == ["@ana:hs"] and [room for room, _ in m.sent] == [DM, DM]
+    state.close()
+
+
+async def test_a_dm_room_still_being_made_at_the_next_start_is_waited_for_and_not_made_twice(tmp_path):
+    # Killed while the homeserver was making Ana's room: at the next start it is not made yet.
+    state, m = State(str(tmp_path / "s.sqlite3")), FakeMatrix()
+    state.intend_dm("@ana:hs", time.time())
+    b = Bridge(state, m, FakeCinq())
+    hand = msg(1, to=ANA, kind="hand", buttons=[("a", "tok-a")])
+    with pytest.raises(NotYet):  # answered 503: cinq sends it again later
+        await b.on_callback(hand)
+    assert m.dms == [] and m.sent == [] and state.unfinished() == []
+    m.created[DM] = "@ana:hs"  # the homeserver made it meanwhile
+    await b.on_callback(hand)  # cinq's retry
+    assert m.dms == [] and [room for room, _ in m.sent] == [DM] and state.dm("@ana:hs") == DM
+    state.close()
+
+
+async def test_a_dm_room_asked_for_long_ago_and_never_made_is_made(tmp_path):
+    state, m = State(str(tmp_path / "s.sqlite3")), FakeMatrix()
+    state.intend_dm("@ana:hs", time.time() - CREATE_SETTLE_S - 1)
+    await Bridge(state, m, FakeCinq()).on_callback(msg(1, to=ANA, kind="hand"))
+    assert m.dms == ["@ana:hs"] and [room for room, _ in m.sent] == [DM]
     state.close()
 
 
