@@ -5,19 +5,27 @@ Room A's table is posted and its send hangs (the homeserver is slow for that roo
 it with a number, which must wait for that table's choices.  Meanwhile a number typed in room B is
 handed to cinq; A's number is handed on once A's send completes, once, with the choice of the table
 people see; and a bridge stopped while A's number waits hands it on at its next start, and hands on
-nothing that it had handed on before."""
+nothing that it had handed on before (its parts stopped in this process, and the process SIGKILLed).
+And the inbox's bounds, and a sync batch stored with its token or not at all."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
 import sqlite3
+import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import aiohttp
 import pytest
 from aiohttp import web
 
+from bridges.matrix import signing
 from bridges.matrix.config import REQUEST_TIMEOUT_S, Config
 from bridges.matrix.core import Bridge, OutcomeUnknown
 from bridges.matrix.homeserver import Matrix
@@ -28,6 +36,8 @@ from tests.bridges.matrix_fakes import FakeCinq, msg
 from tools.loopback import free_port
 
 A, B = "!a:hs", "!b:hs"
+SECRET = "whsec_" + "k" * 32
+ROOT = Path(__file__).resolve().parents[2]
 IN_A, IN_B = {"chat": {"id": A, "kind": "group"}}, {"chat": {"id": B, "kind": "group"}}
 TABLE_A = msg(1, to=IN_A, table="ta", buttons=[("x", "tok-a1"), ("y", "tok-a2")])
 TABLE_A2 = msg(2, to=IN_A, table="ta", text="Cinquillo · round 2", buttons=[("x", "tok-a3"), ("y", "tok-a4")])
@@ -126,6 +136,8 @@ async def test_a_number_waiting_on_one_rooms_send_does_not_hold_up_another_room(
 async def test_a_bridge_stopped_while_a_number_waits_hands_it_on_at_its_next_start_and_nothing_twice(
     tmp_path,
 ):
+    # Its parts in this process, cancelled (nothing after the cancellation point writes the state);
+    # the next test kills the process itself.
     cinq, path = FakeCinq(), tmp_path / "s.sqlite3"
     async with homeserver() as (hs, url):
         async with bridge(url, path, cinq) as (b, _):
@@ -190,3 +202,95 @@ def test_a_sync_batch_is_stored_with_its_token_or_not_at_all(tmp_path):
     assert state.queue(batch, "s2", 200) == ([A, B], 0)  # the batch read again
     assert state.get("since") == "s2" and state.next_in(A) is not None
     state.close()
+
+
+class CinqWebhook:
+    """cinq's webhook on a loopback socket: records every event posted, by its ``webhook-id``."""
+
+    def __init__(self) -> None:
+        self.posts: list[str] = []
+        self.events: dict[str, dict] = {}
+
+    async def post(self, request: web.Request) -> web.Response:
+        hook = request.headers["webhook-id"]
+        self.posts.append(hook)
+        self.events.setdefault(hook, await request.json())
+        return web.json_response({"status": "accepted"}, status=202)
+
+
+async def test_a_bridge_killed_while_a_number_waits_hands_it_on_at_its_next_start_and_nothing_twice(
+    tmp_path,
+):
+    # The process itself (python -m bridges.matrix), SIGKILLed while Ana's number waits on A's hung send.
+    cinq = CinqWebhook()
+    app = web.Application()
+    app.router.add_post("/v1/platforms/matrix/events", cinq.post)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    cinq_port, port = free_port(), free_port()
+    await web.TCPSite(runner, "127.0.0.1", cinq_port).start()
+    path = str(tmp_path / "s.sqlite3")
+    state = State(path)
+    for key, value in (("access_token", "tok"), ("device_id", "DEV"), ("since", "s0")):
+        state.put(key, value)
+    state.close()
+    async with homeserver() as (hs, url), aiohttp.ClientSession() as http:
+        env = {**os.environ, "CINQ_MATRIX_HOMESERVER": url, "CINQ_MATRIX_USER": BOT,
+               "CINQ_MATRIX_PASSWORD": "unused", "CINQ_MATRIX_CINQ_URL": f"http://127.0.0.1:{cinq_port}",
+               "CINQ_MATRIX_PLATFORM": "matrix", "CINQ_MATRIX_SECRET": SECRET, "CINQ_MATRIX_PORT": str(port),
+               "CINQ_MATRIX_STATE": path, "CINQ_MATRIX_REQUEST_TIMEOUT": "0.5", "CINQ_MATRIX_LOCALE": "en"}
+
+        async def start() -> asyncio.subprocess.Process:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bridges.matrix", cwd=ROOT, env=env
+            )
+
+            async def up() -> bool:
+                try:
+                    async with http.get(f"http://127.0.0.1:{port}/healthz") as resp:
+                        return resp.status == 200
+                except aiohttp.ClientError:
+                    return False
+
+            while not await up():
+                assert proc.returncode is None, "the bridge stopped"
+                await asyncio.sleep(0.05)
+            return proc
+
+        async def callback(m: dict) -> int:
+            body = json.dumps(m).encode()
+            hdrs = signing.headers(SECRET, m["id"], int(time.time()), body)
+            hdrs["Content-Type"] = "application/json"
+            async with http.post(f"http://127.0.0.1:{port}/", data=body, headers=hdrs) as resp:
+                return resp.status
+
+        first = await start()
+        try:
+            assert await callback(TABLE_A) == 200 and await callback(TABLE_B) == 200
+            hs.hang_in.add(A)
+            hs.posted = asyncio.Event()
+            showing = asyncio.create_task(callback(TABLE_A2))
+            await hs.posted.wait()
+            hs.say(A, "@ana:hs", "2", "$a-num")
+            hs.say(B, "@bob:hs", "1", "$b-num")
+            await until(lambda: "$b-num" in cinq.events, "B's number handed on while A's send hangs")
+            assert await showing == 503  # timed out: cinq would retry it
+            assert "$a-num" not in cinq.events
+        finally:
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert first.returncode == -signal.SIGKILL
+        hs.hang_in.clear()
+        hs.release.set()
+        second = await start()
+        try:
+            await until(lambda: "$a-num" in cinq.events, "A's number handed on after the restart")
+            hs.say(B, "@bob:hs", "hello", "$b-text")  # read on from where the killed one stopped
+            await until(lambda: "$b-text" in cinq.events, "B's text handed on")
+        finally:
+            second.terminate()
+            await second.wait()
+    await runner.cleanup()
+    assert cinq.events["$a-num"]["token"] == "tok-a4" and cinq.events["$b-num"]["token"] == "tok-b1"
+    assert sorted(cinq.posts) == ["$a-num", "$b-num", "$b-text"]  # each once, across the kill
+    assert len(hs.events[A]) == 2  # round 2 shown again with its transaction id: no copy
