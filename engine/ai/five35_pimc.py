@@ -30,7 +30,9 @@ The chosen move is the candidate with the best mean (on a tie, the one the heuri
 higher).  All randomness comes from the ``rng`` passed in; the budget is an iteration count or a
 time budget on a caller-supplied clock (the engine reads no clock).  The variants tried and
 dropped (a shortlist of the heuristic's best moves, pruning the trailing moves, sequential halving)
-and their figures are in ``bench/results/five35_experiments.txt``.
+and their figures are in ``bench/results/five35_experiments.txt``; against the league's
+``pimc_race`` (issue 38's fourth pass: ``top``, ``race_z``, ``overrule_z``, none kept), in
+``bench/results/league.txt``.
 """
 
 from __future__ import annotations
