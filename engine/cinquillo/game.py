@@ -66,8 +66,9 @@ def _end_round(st: CinquilloState, winners: list[int], end: str) -> None:
         losers = [s for s in range(n) if s not in winners]
     record: dict[str, Any] = {
         "round": st.round_index + 1, "end": end, "winners": winners, "cards_left": left,
-        # the round's moves as the history holds them (seat << 6 | card, 40 a pass): a view spells them
-        # out (view.rounds_copy); a playout's round end, a snapshot and its restore stay cheap
+        # the round's moves as the history holds them (seat << 6 | card, 40 a pass): the match's result
+        # spells them out (view.rounds_copy), a view leaves them out (view.rounds_public); a playout's
+        # round end, a snapshot and its restore stay cheap
         "moves": list(st.history),
     }
     if opts.deal == "tradicional":

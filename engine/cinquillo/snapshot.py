@@ -8,6 +8,7 @@ from typing import Any
 from engine.cinquillo.cards import PASS, card, codes_of, mask_of
 from engine.cinquillo.options import resolve
 from engine.cinquillo.state import CinquilloState, playable_mask
+from engine.cinquillo.view import rounds_public
 
 # 2: a finished round's ``moves`` are stored as the state keeps them, history entries (seat << 6 |
 # card, PASS a pass), not as [seat, code] pairs (version 1, still read): a long match's snapshot was
@@ -34,7 +35,7 @@ def snapshot(st: CinquilloState) -> dict[str, Any]:
         "scores": [str(f) for f in st.scores],
         "round_wins": list(st.round_wins),
         "history": list(st.history),
-        "rounds": [{k: v[:] if isinstance(v, list) else v for k, v in r.items()} for r in st.rounds],
+        "rounds": rounds_public(st, moves=True),
         "winners": None if st.winners is None else list(st.winners),
     }
 

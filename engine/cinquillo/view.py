@@ -102,18 +102,19 @@ def views(st: CinquilloState, seats: Sequence[int | None]) -> list[dict[str, Any
 
 
 def rounds_copy(st: CinquilloState) -> list[dict[str, Any]]:
-    """The finished rounds' records, fresh for this view: each record and its lists are copied one
-    level down, and its ``moves`` (kept as the history keeps them) spelled out as ``[seat, code]``
-    pairs, so that nothing in a view aliases the state.  Much cheaper than ``copy.deepcopy``, which
-    long matches paid on every view."""
+    """The finished rounds' records for the match's result: each record and its lists copied one level
+    down, and its ``moves`` (kept as the history keeps them) spelled out as ``[seat, code]`` pairs, so
+    that nothing in the result aliases the state.  Much cheaper than ``copy.deepcopy``."""
     text = _MOVE_TEXT
     return [{k: [[h >> 6, text[h & 63]] for h in v] if k == "moves" else v[:] if isinstance(v, list) else v
              for k, v in r.items()} for r in st.rounds]
 
 
-def rounds_public(st: CinquilloState) -> list[dict[str, Any]]:
-    """The finished rounds' records as a view shows them: :func:`rounds_copy` without their moves."""
-    return [{k: v[:] if isinstance(v, list) else v for k, v in r.items() if k != "moves"} for r in st.rounds]
+def rounds_public(st: CinquilloState, *, moves: bool = False) -> list[dict[str, Any]]:
+    """The finished rounds' records as a view shows them, copied one level down: without their moves
+    (``moves=True``: with them, as the state keeps them, history entries: what a snapshot stores)."""
+    return [{k: v[:] if isinstance(v, list) else v for k, v in r.items() if moves or k != "moves"}
+            for r in st.rounds]
 
 
 def result(st: CinquilloState) -> dict[str, Any] | None:
