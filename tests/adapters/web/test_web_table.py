@@ -66,6 +66,7 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
         await page.goto(url(s, table, lang=lang))
         await page.wait_for_selector("#hand .cardbtn")
         rounds: list[str] = []
+        seen_said: list[list[str]] = []  # the seats' labels, once two of them said a last action
 
         async def on_round(p):
             # A round's result: who took it and the running score table, kept until Continue.
@@ -82,7 +83,7 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
                 # Issue 34 (3): no "you (you)", no "1 cards", no "33/2", no "score 0/1".
                 bad = r"\((you|tú)\) \((you|tú)\)|\b1 (cards|cartas)\b|\d/\d|score"
                 assert not re.search(bad, seats), seats
-            if pressed == 5:
+            if pressed >= 5 and not seen_said:
                 # Every move of the room is in the log as it comes (the room's own table messages,
                 # in a private chat too), the newest first.
                 assert await p.get_by_role("region", name=re.compile("Last moves|Últimas jugadas")
@@ -91,15 +92,21 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
                 await p.get_by_role("status").filter(has_text=re.compile("^(Your turn|Te toca)$")).wait_for()
                 said = [await p.get_by_role("region", name=name, exact=True).inner_text()
                         for name in await p.evaluate("window.cinq.room.names")]
-                assert sum(bool(re.search(r"(last|última): |passed|ha pasado", s)) for s in said) >= 2, said
+                # A seat's last action is this round's: on the first turn of a new round only the
+                # seats that have moved in it say one (CI once met that at the fifth press, in
+                # cabrón), so the check waits for a turn after two seats have moved.
+                if sum(bool(re.search(r"(last|última): |passed|ha pasado", s)) for s in said) < 2:
+                    return
+                seen_said.append(said)
                 if "535" not in variant:
                     # The suits' rows aligned on the 5, as the table is laid out.
                     fives = [await p.locator(f'[data-slot="{s}-5"]').bounding_box() for s in "oceb"]
                     assert len({round(b["x"]) for b in fives if b}) == 1, fives
-            if SHOTS and pressed == 5:
-                await p.screenshot(path=f"{SHOTS}/web-{variant}-{size}-table.png")
+                if SHOTS:
+                    await p.screenshot(path=f"{SHOTS}/web-{variant}-{size}-table.png")
 
         await play_out(page, on_round=on_round, on_turn=on_turn)
+        assert seen_said, "no turn of the match showed two seats' last actions"
         t = await s.table(table)
         assert t.status == "finished"
         over = await page.get_by_role("dialog").inner_text()
