@@ -7,8 +7,10 @@ budget, the CPU time of each of the tested level's decisions with two or more le
 played), with the date.  :func:`done` and :func:`missing` let ``bench/tournament.py --log`` skip
 the deals a log already holds; :func:`load` reads logs back for ``bench/league_report.py`` and
 ``bench/paired.py``.  Two records are the same deal of the same row when their :func:`key` and
-deal agree; a later line of the same deal replaces an earlier one (a deal is deterministic, so
-only an interrupted write could make them differ).
+deal agree; a later line of the same deal replaces an earlier one.  A deal is a function of its
+seeds only with an iteration count: under a CPU budget a search stops at whatever deal count the
+clock allows, so a rerun of the same deal may play (and score) differently; a log keeps one run of
+each deal, and a second run of the same deals belongs under another seed.
 """
 
 from __future__ import annotations
