@@ -41,7 +41,7 @@ def goal(rec: dict[str, Any]) -> float | None:
     """The issue's goal for the hard player's row of ``rec`` (None for a variant of hard, which is
     an experiment): 535 (one round, 4 seats) 85 % against medium and 30 % against each PIMC design,
     Cinquillo (clasico, 4 seats) 28.5 % and 27 %; elsewhere, and against any other family, at least
-    the fair share (a team of hard + medium: more than half)."""
+    the fair share (a team of hard + medium: more than its team's share)."""
     if rec["level"] != "hard":
         return None
     default = rec["players"] == 4 and rec["variant"] in ("round", "clasico")
@@ -53,8 +53,9 @@ def goal(rec: dict[str, Any]) -> float | None:
 
 
 def fair(rec: dict[str, Any]) -> float:
-    """The fair share of ``rec``'s row: 1/players, or 1/2 with teams."""
-    return 0.5 if rec["variant"] == "parejas" else 1 / rec["players"]
+    """The fair share of ``rec``'s row: 1/players, or with teams (pairs, C-12) one team's share,
+    2/players (a half at 4 seats, a third at 6)."""
+    return (2 if rec["variant"] == "parejas" else 1) / rec["players"]
 
 
 def interval(scores: list[float]) -> tuple[float, float]:

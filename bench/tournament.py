@@ -8,7 +8,7 @@ counts 1/k; with teams, a win of the tested seat's team counts 1); the win rate 
 deals, and its 95 % interval is computed from the per-deal scores (normal approximation), which
 removes the deal-to-deal variance that a per-match interval carries.  Every decision is seeded
 from the deal and the ply, so results do not depend on workers or batches.  The fair share is
-1/players (1/2 with teams).
+1/players, with teams one team's: 2/players (the partners are pairs, C-12).
 
 Levels: ``bench/league/levels.py`` (``easy``, ``medium``, ``hard[/field=value...]``,
 ``pimc[/w=...]``, and the league's ``pimc_race``, ``pimc_ucb``, ``ismcts``).  Variants and player
@@ -239,7 +239,7 @@ def main() -> None:
         teams = bool(variants.options(g, variant, args.players).get("teams"))
         title = f"{g} [{variant}], {args.players} players"
         found = [(k.level, k.opponent, results[k]) for k in results if k.game == g]
-        blocks.append(table(title, 0.5 if teams else 1 / args.players, found, args.players, settings))
+        blocks.append(table(title, (2 if teams else 1) / args.players, found, args.players, settings))
     text = "\n\n".join(blocks)
     print(text)
     if args.scores:

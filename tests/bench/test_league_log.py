@@ -78,3 +78,17 @@ def test_a_variant_is_paired_with_every_make_up_the_hard_player_has_had():
     assert "(make-up aaaaaaaaaa) +31.2 points" in v[0] and "(make-up kkkkkkkkkk) +18.8 points" in v[1]
     k = [line for line in paired if "five35_own=fitted - hard" in line]
     assert len(k) == 1 and "(make-up aaaaaaaaaa) +12.5 points" in k[0]  # never with itself
+
+
+def test_a_team_row_is_held_to_one_teams_share():
+    # C-12: partners are pairs, so six seats of parejas are three teams (a third each), four are two;
+    # a report that took every team row's fair share for a half marked 6-seat parejas BELOW GOAL at 34%
+    def row(players: int, variant: str) -> dict:
+        job = Job("cinquillo", players, variant, "hard", "medium", 0, 1, 38, None, 100, False)
+        return runlog.record(job, 0, 0.34, [0.01])
+
+    assert report.fair(row(6, "parejas")) == report.goal(row(6, "parejas")) == 2 / 6
+    assert report.fair(row(4, "parejas")) == 0.5 and report.fair(row(6, "clasico")) == 1 / 6
+    lines = report.report([row(6, "parejas")]).splitlines()
+    line = next(x for x in lines if "parejas, 6p" in x)
+    assert " 33.3 " in line and "BELOW GOAL" not in line
