@@ -22,7 +22,10 @@ async def _bea_to_move_then_kicked(w: World) -> tuple[str, object, str]:
     w.fake.admins.add((GROUP_ID, DAN.id))
     for p in (ANA, BEA):
         await w.say(p, "/start")
-    await w.start_in_group(ANA, "/new 535 players=2 hand_size=4 target=6", [BEA])
+    # target=200: no round can end the match (a hand of 4 is worth 20 points at most, F-3), so the
+    # press meets "not seated", not "already over" (with target=6 the AI that took her seat could
+    # go out and end the match before the press: CI saw that)
+    await w.start_in_group(ANA, "/new 535 players=2 hand_size=4 target=200", [BEA])
     for _ in range(10):
         ana, bea = w.move_buttons(ANA.id), w.move_buttons(BEA.id)
         if bea is not None and (ana is None or bea[0].seq > ana[0].seq):
