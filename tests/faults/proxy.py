@@ -55,6 +55,7 @@ from typing import Any
 
 from tests.faults import resp
 from tests.faults.redis_server import RedisServer
+from tools.loopback import free_port
 
 ACTIONS = frozenset({"kill_before", "kill_after", "drop_reply", "kill_server_before", "kill_server_after",
                      "pause", "hook"})
@@ -201,8 +202,10 @@ class Proxy:
         return f"redis://127.0.0.1:{self.port}/0"
 
     async def start(self, port: int = 0) -> Proxy:
-        """Listen on 127.0.0.1 (``port`` 0: any free port, then see :attr:`port`)."""
-        self._srv = await asyncio.start_server(self._accept, "127.0.0.1", port, limit=1 << 22)
+        """Listen on 127.0.0.1 (``port`` 0: a free port from :func:`tools.loopback.free_port`, never
+        one already picked for a server that has not started yet; then see :attr:`port`)."""
+        self._srv = await asyncio.start_server(self._accept, "127.0.0.1", port or free_port(),
+                                               limit=1 << 22)
         self.port = self._srv.sockets[0].getsockname()[1]
         return self
 

@@ -70,6 +70,19 @@ class Sentinel:
         self.proc = subprocess.Popen([binary, str(self.conf)], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         _wait_ping(self.port)
+        # The PONG must be this sentinel's: another listener on the port (its own bind then failed)
+        # answers PING too, and the deployment then runs a sentinel short.
+        c = redis.Redis(port=self.port, socket_timeout=2)
+        try:
+            server = c.info("server")
+        finally:
+            c.close()
+        if self.proc.poll() is not None or server.get("process_id") != self.proc.pid \
+                or server.get("redis_mode") != "sentinel":
+            log = self.dir / "sentinel.log"
+            tail = log.read_text(errors="replace").splitlines()[-2:] if log.exists() else []
+            raise RuntimeError(f"the sentinel for port {self.port} is not the one answering there: "
+                               f"{' | '.join(tail)}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

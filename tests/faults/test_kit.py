@@ -18,6 +18,8 @@ from redis.exceptions import RedisError
 from tests.faults import oom, resp
 from tests.faults.proxy import Proxy, command, evalsha, has_entries, xreadgroup
 from tests.faults.redis_server import RedisServer
+from tests.faults.replicated import Sentinel, require_sentinel
+from tools.loopback import free_port
 
 
 def once(url: str, **kw: object) -> aioredis.Redis:
@@ -255,3 +257,22 @@ async def test_client_names_tell_connections_apart(proxy, direct):
     assert rule.hits[0].client == "webhook" and await direct.xlen("s") == 1
     await worker.aclose()
     await adapter.aclose()
+
+
+def test_free_port_never_hands_out_a_port_twice():
+    # A port is picked before its server starts; the kernel may offer it again meanwhile, to a
+    # listener that then holds it (CI's failover run: a sentinel's port went to a fault proxy).
+    ports = [free_port() for _ in range(500)]
+    assert len(set(ports)) == len(ports)
+
+
+async def test_a_sentinel_whose_port_another_listener_holds_says_so(proxy, redis_server, tmp_path):
+    require_sentinel()
+    sentinel = Sentinel(tmp_path / "sentinel", redis_server.port, 1000, quorum=1)
+    sentinel.port = proxy.port  # the proxy answers PING there (the server's PONG), as in CI
+    sentinel.watch(redis_server.port)
+    try:
+        with pytest.raises(RuntimeError, match="not the one answering"):
+            await asyncio.to_thread(sentinel.start)
+    finally:
+        sentinel.stop()
