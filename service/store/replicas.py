@@ -90,11 +90,20 @@ class Replicas:
             pers = await self.redis.execute_command("INFO", "persistence", **kw)
             self._aof_local = 1 if isinstance(pers, dict) and int(pers.get("aof_enabled", 0)) else 0
 
-    def _sync_key(self, node: Any) -> str:
-        """A sync key that ``node`` (a cluster primary) serves."""
+    def _sync_key(self, node: Any) -> str | None:
+        """A sync key that ``node`` (a cluster primary) serves, or None when the client's slot map
+        gives it no slot: nothing of ours is written there.  After a failover the client may still
+        list the old primary among its primaries while its slot map already sends every slot to the
+        promoted replica (redis-py moves a slot on MOVED and re-reads the roles only on a full
+        refresh); no key then maps to it, and raising here, before anything is sent, kept a worker
+        from ever reaching the error that refreshes the map (CI's cluster failover run: 104
+        acknowledged commands never acted on)."""
         key = self._node_keys.get(node.name)
         if key is not None and self.redis.get_node_from_key(key) is node:
             return key
+        if not any(owners and owners[0].name == node.name
+                   for owners in self.redis.nodes_manager.slots_cache.values()):
+            return None
         for i in range(100_000):
             candidate = self.keys.sync(str(i))
             owner = self.redis.get_node_from_key(candidate)
@@ -113,7 +122,10 @@ class Replicas:
         wait = self._wait_args()
         if self.cluster:
             for node in self.redis.get_primaries():
-                pipe.execute_command("SET", self._sync_key(node), "1")
+                key = self._sync_key(node)
+                if key is None:  # it serves no slot: none of the writes are there
+                    continue
+                pipe.execute_command("SET", key, "1")
                 pipe.execute_command(*wait, target_nodes=node)
         else:
             pipe.execute_command("SET", self.keys.sync(), "1")
