@@ -15,7 +15,8 @@ def free_port() -> int:
     ports are known before any of it runs); the kernel, which knows nothing of that, may give the
     same port to the next caller, and a listener that took it first left the later server unable
     to bind while a PING there was answered by the wrong process (a fault proxy: CI's failover run
-    met a sentinel that never ran).  Every loopback listener of the tests takes its port here."""
+    met a sentinel that never ran).  The fault proxies take their ports here too; a listener that
+    binds port 0 itself can still take one, so a server that must own its port checks who answers."""
     for _ in range(1000):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
