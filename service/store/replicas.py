@@ -14,8 +14,9 @@ command pending and reads it again, a delivery sends nothing and reads again.
 append script recognised) wrote nothing, yet what it read may be a write of another client that no
 replica has yet; so each confirmation first writes one tiny key (:meth:`Keys.sync`) on the same
 connection: Redis is single-threaded, so that write comes after everything the caller saw, and a
-replica that has it has all of that too.  On a Redis Cluster every primary is confirmed, each on its
-own connection (a sync key whose slot it serves, then its ``WAIT``), in the caller's pipeline.
+replica that has it has all of that too.  On a Redis Cluster every primary that serves a slot in the
+client's map is confirmed, each on its own connection (a sync key whose slot it serves, then its
+``WAIT``), in the caller's pipeline; a primary that serves none holds none of the writes.
 
 With ``needed`` 0 (one Redis, no replica: the default) nothing is sent and nothing is waited for.
 """
