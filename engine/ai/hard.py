@@ -13,7 +13,10 @@
   (moves trailing by that many standard errors dropped, 0: none) narrow the moves searched, and
   ``five35_overrule_z`` keeps the own playout policy's move unless the search beats it by that
   many standard errors (0: the best mean is played); ``five35_jitter`` plays the seats not read
-  as medium (the own seat too) out with noisy scores (:class:`.five35_playout.Weights`).
+  as medium (the own seat too) out with noisy scores (:class:`.five35_playout.Weights`);
+  ``five35_shaping`` scores a played-out round the hard player loses by that share of its standing
+  (fewer points than the others), not 0 (:class:`.outcome.Five35Outcome`; measured in issue 38's
+  sixth pass: it cost points against pimc_race, so it stays 0).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -66,6 +69,7 @@ class HardSettings:
     five35_race_z: float = 0.0
     five35_overrule_z: float = 0.0
     five35_jitter: float = 0.0
+    five35_shaping: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -113,6 +117,7 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
                 w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
                 for w in game.seat_weights)
         game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
+        game.outcome.shaping = settings.five35_shaping
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
             top=settings.five35_shortlist, race_z=settings.five35_race_z,

@@ -54,9 +54,11 @@ class CinquilloOutcome:
 class Five35Outcome:
     """Round-end test and rewards for 535 searches (needs the real scores and target)."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: dict[str, Any], shaping: float = 0.0) -> None:
         self.scores = [int(x) for x in view["scores"]]
         self.target = int(view["options"]["target"])
+        #: a seat that loses the match still scores this share of its standing (0: nothing)
+        self.shaping = shaping
 
     @staticmethod
     def over(st: Five35State) -> bool:
@@ -64,7 +66,8 @@ class Five35Outcome:
         return st.over or bool(st.rounds)
 
     def rewards(self, st: Five35State) -> list[float]:
-        """Per seat: the share of the match win if the round ends it, else the standing."""
+        """Per seat: the share of the match win if the round ends it (a loser: ``shaping`` times
+        its standing), else the standing."""
         # index loops on typed lists, not zip/min/max: this runs once a playout, and the
         # compiled code calls those builtins generically (a tenth of a playout, callgrind)
         points: list[int] = st.rounds[0]["points"]
@@ -85,9 +88,12 @@ class Five35Outcome:
             for v in new:
                 if v == lo:
                     winners += 1
+            shaping = self.shaping
             for i in range(n):
                 if new[i] == lo:
                     out[i] = 1.0 / winners
+                elif shaping > 0.0:
+                    out[i] = shaping * (hi - new[i]) / (hi - lo)
             return out
         if hi == lo:
             return [0.5] * n

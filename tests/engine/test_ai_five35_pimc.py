@@ -166,7 +166,8 @@ def test_racing_drops_trailing_moves_and_chooses_among_the_rest():
 def test_the_root_settings_stay_in_the_budget_and_see_only_the_view():  # G-1
     state = position(F535[2], 5, 4)
     seat = engine.to_move(state)
-    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0)
+    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0,
+                         five35_shaping=0.3)
     ticks = iter(range(10**6))
     clock = lambda: next(ticks) / 1000  # noqa: E731 (a clock that moves 1 ms a reading)
     started = clock()
