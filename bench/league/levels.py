@@ -9,6 +9,10 @@
 * ``pimc`` / ``pimc/w=<weights>``: the engine's 535 search with one playout policy for every seat
   (by default the medium player's): hard's own playout model, kept as a reference point.
 * ``pimc_race``, ``pimc_ucb``, ``ismcts``: the league's opponents (:mod:`bench.league`).
+* ``xstruct`` / ``xstrong`` (``/ms=N``: own budget), 535 only, a measurement of what makes
+  ``pimc_race`` strong (issue 38, sixth pass): the hard player's root (every move on shared deals,
+  the best mean) with one rollout policy for every seat, ``pimc_race``'s structure policy or the
+  hard player's STRONG weights; interpreted, so a budget buys fewer deals than the engine's search.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 import engine.ai
 from bench import league
+from bench.league import five35_policies
 from engine.ai import five35_pimc, five35_playout
 from engine.ai.games import Five35Game, game_for
 
@@ -79,7 +84,7 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
                            "multi_early": 0.41, "multi_late": 0.39, "odd_follow": 0.69,
                            "five35_shortlist": 0, "five35_race_z": 0.0,
                            "five35_overrule_z": 0.0, "five35_jitter": 0.0,
-                           "five35_shaping": 0.0}
+                           "five35_shaping": 0.0, "five35_belief": 0.0}
 
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)
@@ -123,9 +128,56 @@ def decide(level: str, view: dict[str, Any], seed: int, *, budget_ms: int | None
         return engine.ai.choose_move(view, level="hard", seed=seed, settings=settings,
                                      iterations=iterations or settings.iterations(view["game"]),
                                      budget_ms=own_ms or budget_ms, clock=clock)
+    if level.split("/")[0] in ("xstruct", "xstrong"):
+        if "/ms=" in level:
+            budget_ms = int(level.split("/ms=")[1])
+        return _x_search(level.split("/")[0], view, seed, budget_ms, clock)
     if level.startswith("pimc"):
         return _plain_pimc(level, view, seed, budget_ms, iterations, clock)
     return engine.ai.choose_move(view, level=level, seed=seed)
+
+
+def _x_search(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
+              clock: Callable[[], float]) -> str:
+    """``xstruct`` / ``xstrong`` (see the module docstring): the hard player's root with one
+    rollout policy for every seat."""
+    started = clock()
+    rng = random.Random(seed)
+    game = game_for(view, rng, heuristic_playouts=True)
+    assert isinstance(game, Five35Game)
+    rules = game.rules
+    legal = rules.legal(game.base)
+    win = five35_pimc.winning_move(game, legal)
+    if win is not None:
+        return str(rules.encode(game.base, win))
+    moves = five35_pimc.candidates(game, legal)
+    seat = game.base.to_move
+    deadline = started + engine.ai.BUDGET_SHARE * (budget_ms or 100) / 1000
+    totals = dict.fromkeys(moves, 0.0)
+    now, done = clock(), 0
+    while True:
+        if done:
+            t = clock()
+            cost, now = t - now, t
+            if now + cost >= deadline:
+                break
+        done += 1
+        deal = game.sample(rng)
+        x = rng.getrandbits(30)
+        for m in moves:
+            st = deal.clone()
+            rules.apply(st, m)
+            if not game.over(st):
+                if level == "xstruct":
+                    five35_policies.structure_rollout(st, x)
+                else:
+                    five35_playout.rollout(st, x, five35_playout.STRONG)
+            totals[m] += game.rewards(st)[seat]
+    best = moves[0]
+    for m in moves:
+        if totals[m] > totals[best]:
+            best = m
+    return str(rules.encode(game.base, best))
 
 
 def _plain_pimc(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,

@@ -23,6 +23,9 @@ How the budget is spent:
 * **Seat models**: each deal is played out with the game's ``seat_weights``, or, when the hard
   player's reading asks for it, with every seat's policy drawn for that deal (``seat_models``,
   :class:`engine.ai.five35_style.SeatModels`); every candidate of a deal meets the same ones.
+* **Weighted deals** (``game.belief_beta`` > 0, off in the hard player): each deal's rewards count
+  by how well the deal explains the other seats' moves (:mod:`engine.ai.five35_belief`), the
+  weights tempered (:mod:`engine.ai.belief_weights`); the deals played and their count are the same.
 * **Budget**: as many deals as the time budget allows (up to an iteration cap); a deal is not
   started when the last one's cost would overrun the budget, so a decision stays within it.
 
@@ -42,7 +45,7 @@ import random
 from collections.abc import Callable
 from typing import Final
 
-from engine.ai import five35_playout, medium_five35
+from engine.ai import belief_weights, five35_belief, five35_playout, medium_five35
 from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
@@ -126,7 +129,11 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     seat = game.base.to_move
     totals = dict.fromkeys(moves, 0.0)
     counts = dict.fromkeys(moves, 0)
-    keep = history is not None or race_z > 0.0
+    beta = game.belief_beta
+    if beta > 0.0 and not any(h & 7 != seat for h in game.base.history):
+        beta = 0.0  # no other seat has moved: nothing to weigh the deals by
+    lls: list[float] = []
+    keep = history is not None or race_z > 0.0 or beta > 0.0
     if history is None:
         history = {}
     if keep:
@@ -148,6 +155,9 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         deal = game.sample(rng)
         if game.seat_models is not None:  # the robust reading: this deal's model of each seat
             game.seat_weights = game.seat_models.draw(rng)
+        if beta > 0.0:
+            models = game.seat_weights or (game.weights,) * game.base.players
+            lls.append(five35_belief.log_likelihood(deal, seat, models, beta))
         playout_seed = rng.getrandbits(30)
         for m in moves:
             st = deal.clone()
@@ -161,6 +171,13 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         if race_z > 0.0 and done >= RACE_MIN and done % RACE_BLOCK == 0:
             lead = history[max(moves, key=lambda x: totals[x])]
             moves = [m for m in moves if history[m] is lead or not trailing(history[m], lead, race_z)]
+    if beta > 0.0 and lls and race_z <= 0.0:  # the weighted means, on the count's scale
+        cum = belief_weights.cumulative_weights(lls)
+        ws = [cum[0]] + [cum[i] - cum[i - 1] for i in range(1, len(cum))]
+        scale = len(ws) / cum[-1]
+        for m in totals:
+            rs = history[m]
+            totals[m] = scale * sum(ws[i] * rs[i] for i in range(len(rs)))
     return {m: (counts[m], totals[m]) for m in totals}
 
 

@@ -97,6 +97,9 @@ class Five35Game:
         self.seat_weights = seat_weights
         #: when set, the search draws ``seat_weights`` afresh for each deal (the robust reading)
         self.seat_models: five35_style.SeatModels | None = None
+        #: > 0: the search weighs each deal by the others' moves under these models at this inverse
+        #: temperature (:mod:`engine.ai.five35_belief`); 0: every deal alike
+        self.belief_beta = 0.0
         self.info = info
         self.det = Five35Determinizer(view, info, rng)
         self.base = self.det.base

@@ -16,7 +16,9 @@
   as medium (the own seat too) out with noisy scores (:class:`.five35_playout.Weights`);
   ``five35_shaping`` scores a played-out round the hard player loses by that share of its standing
   (fewer points than the others), not 0 (:class:`.outcome.Five35Outcome`; measured in issue 38's
-  sixth pass: it cost points against pimc_race, so it stays 0).
+  sixth pass: it cost points against pimc_race, so it stays 0); ``five35_belief`` > 0 weighs each
+  deal by how well it explains the other seats' moves under their models, at that inverse
+  temperature (:mod:`.five35_belief`; measured in the same pass, no gain found, so it stays 0).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -70,6 +72,7 @@ class HardSettings:
     five35_overrule_z: float = 0.0
     five35_jitter: float = 0.0
     five35_shaping: float = 0.0
+    five35_belief: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -118,6 +121,7 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
                 for w in game.seat_weights)
         game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
         game.outcome.shaping = settings.five35_shaping
+        game.belief_beta = settings.five35_belief
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
             top=settings.five35_shortlist, race_z=settings.five35_race_z,
