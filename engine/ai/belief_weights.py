@@ -45,12 +45,17 @@ def tempering(logs: list[float], min_share: float = MIN_ESS_SHARE) -> float:
     return lo
 
 
-def cumulative_weights(logs: list[float], min_share: float = MIN_ESS_SHARE) -> list[float]:
-    """Cumulative tempered weights of the deals (for ``random.choices(cum_weights=...)``)."""
+def tempered_weights(logs: list[float], min_share: float = MIN_ESS_SHARE) -> list[float]:
+    """The deals' tempered weights (see the module docstring), the likeliest deal's 1."""
     t = tempering(logs, min_share)
     top = max(logs)
+    return [math.exp(t * (x - top)) for x in logs]
+
+
+def cumulative_weights(logs: list[float], min_share: float = MIN_ESS_SHARE) -> list[float]:
+    """Cumulative tempered weights of the deals (for ``random.choices(cum_weights=...)``)."""
     acc, out = 0.0, []
-    for x in logs:
-        acc += math.exp(t * (x - top))
+    for w in tempered_weights(logs, min_share):
+        acc += w
         out.append(acc)
     return out

@@ -172,9 +172,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             lead = history[max(moves, key=lambda x: totals[x])]
             moves = [m for m in moves if history[m] is lead or not trailing(history[m], lead, race_z)]
     if beta > 0.0 and lls and race_z <= 0.0:  # the weighted means, on the count's scale
-        cum = belief_weights.cumulative_weights(lls)
-        ws = [cum[0]] + [cum[i] - cum[i - 1] for i in range(1, len(cum))]
-        scale = len(ws) / cum[-1]
+        ws = belief_weights.tempered_weights(lls)
+        scale = len(ws) / math.fsum(ws)
         for m in totals:
             rs = history[m]
             totals[m] = scale * sum(ws[i] * rs[i] for i in range(len(rs)))

@@ -12,7 +12,7 @@ import pytest
 from ai_positions import CONFIGS, position
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_ai_infoset import _shuffle_hidden
+from test_ai_five35_pimc import assert_in_budget_and_blind
 
 import engine
 from engine.ai import choose_move, five35_belief, five35_pimc, five35_playout
@@ -91,20 +91,7 @@ def test_the_real_deal_explains_medium_players_better_than_fair_deals():  # F-8
 
 
 def test_a_weighing_search_stays_in_its_budget_and_sees_only_the_view():  # G-1
-    state = _weighable(F535[2], 12)
-    seat = engine.to_move(state)
-    weighing = HardSettings(five35_belief=1.0)
-    ticks = iter(range(10**6))
-    clock = lambda: next(ticks) / 1000  # noqa: E731 (a clock that moves 1 ms a reading)
-    started = clock()
-    move = choose_move(engine.view(state, seat), level="hard", seed=3, budget_ms=25, clock=clock,
-                       settings=weighing)
-    assert move in engine.legal_moves(state)
-    assert clock() - started <= 0.025 + 0.002
-    twin = _shuffle_hidden(state, seat, random.Random(5))
-    a = choose_move(engine.view(state, seat), level="hard", seed=7, iterations=40, settings=weighing)
-    b = choose_move(engine.view(twin, seat), level="hard", seed=7, iterations=40, settings=weighing)
-    assert a == b
+    assert_in_budget_and_blind(_weighable(F535[2], 12), HardSettings(five35_belief=1.0))
 
 
 def _weighable(config, steps):

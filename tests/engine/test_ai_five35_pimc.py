@@ -163,19 +163,24 @@ def test_racing_drops_trailing_moves_and_chooses_among_the_rest():
     assert stats[chosen][1] == max(t for n, t in stats.values() if n == most)
 
 
-def test_the_root_settings_stay_in_the_budget_and_see_only_the_view():  # G-1
-    state = position(F535[2], 5, 4)
+def assert_in_budget_and_blind(state, settings: HardSettings) -> None:
+    """The hard player with ``settings`` stays within a 25 ms budget on a clock that moves 1 ms a
+    reading, plays a legal move, and plays the same move when the hidden hands are shuffled (G-1)."""
     seat = engine.to_move(state)
-    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0,
-                         five35_shaping=0.3)
     ticks = iter(range(10**6))
     clock = lambda: next(ticks) / 1000  # noqa: E731 (a clock that moves 1 ms a reading)
     started = clock()
     move = choose_move(engine.view(state, seat), level="hard", seed=3, budget_ms=25, clock=clock,
-                       settings=tuned)
+                       settings=settings)
     assert move in engine.legal_moves(state)
     assert clock() - started <= 0.025 + 0.002  # the budget, and the reading that ends it
     twin = _shuffle_hidden(state, seat, random.Random(5))
-    a = choose_move(engine.view(state, seat), level="hard", seed=7, iterations=40, settings=tuned)
-    b = choose_move(engine.view(twin, seat), level="hard", seed=7, iterations=40, settings=tuned)
+    a = choose_move(engine.view(state, seat), level="hard", seed=7, iterations=40, settings=settings)
+    b = choose_move(engine.view(twin, seat), level="hard", seed=7, iterations=40, settings=settings)
     assert a == b
+
+
+def test_the_root_settings_stay_in_the_budget_and_see_only_the_view():  # G-1
+    tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0,
+                         five35_shaping=0.3)
+    assert_in_budget_and_blind(position(F535[2], 5, 4), tuned)
