@@ -27,6 +27,15 @@ VARIANTS = {"clasico": "cinquillo", "pago": "cinquillo tradicional pago", "parej
             "cabron": "cinquillo cabron", "puntaje": "cinquillo tradicional puntos objetivo=12",
             "535": "535 objetivo=15"}
 
+# Notes each showing of the round's result (its words, its score table's rows) in window.__roundsShown.
+ROUND_WATCH = """window.__roundsShown = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const box = document.getElementById("round");
+  new MutationObserver(() => {
+    if (!box.hidden) window.__roundsShown.push([box.innerText, box.querySelectorAll("table tr").length]);
+  }).observe(box, {attributes: true, attributeFilter: ["hidden"]});
+});"""
+
 
 def url(s: Stack, table: str, who: Player | None = ME, lang: str | None = None) -> str:
     k = issue_link(b"web-test", table=table, expires=time.time() + 600,
@@ -63,6 +72,10 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
         page = await browser.new_page(viewport=SIZES[size])
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        # Every time the round's result comes on screen, the page itself notes what it shows: the
+        # test's loop may press a card of the next round in the instant the result appears (the
+        # player moving on closes it), and CI once lost puntaje's only round result to that race.
+        await page.add_init_script(ROUND_WATCH)
         await page.goto(url(s, table, lang=lang))
         await page.wait_for_selector("#hand .cardbtn")
         rounds: list[str] = []
@@ -131,8 +144,11 @@ async def test_a_whole_match_of_every_variant_through_the_page(browser, variant,
         if variant == "535":
             assert ("Fewest points wins" if lang == "en" else "menos puntos") in over
         import engine
+        shown = await page.evaluate("window.__roundsShown")
+        for text, rows_shown in shown:
+            assert re.search(r"(Round|Ronda) \d+", text) and rows_shown >= 3, (text, rows_shown)
         if len(engine.view(t.engine, None)["rounds"]) > 1:
-            assert rounds, "a match of several rounds showed no round's result"
+            assert shown, "a match of several rounds showed no round's result"
         if SHOTS:
             await page.screenshot(path=f"{SHOTS}/web-{variant}-{size}-end.png")
         assert not errors, errors
