@@ -115,7 +115,8 @@ def report(records: list[dict[str, Any]]) -> str:
         if r0["level"].startswith("hard"):  # which hard player: "hard" names whatever main ran then
             notes.append(f"make-up {k[4]}")
         where = f"{r0['game']} [{r0['variant']}, {r0['players']}p]"
-        against = f"{r0['players'] - 1}x {r0['opponent']}"
+        mixed = "+" in r0["opponent"]  # a mixed table: its levels in turn after the tested seat
+        against = r0["opponent"] if mixed else f"{r0['players'] - 1}x {r0['opponent']}"
         budget = f"{r0['budget_ms']}ms"
         ci = f"[{100 * max(0.0, mean - half):.1f}, {100 * min(1.0, mean + half):.1f}]"
         goal_text = f"{100 * g:.1f}" if g is not None else "-"

@@ -11,7 +11,8 @@ from the deal and the ply, so results do not depend on workers or batches.  The 
 1/players, with teams one team's: 2/players (the partners are pairs, C-12).
 
 Levels: ``bench/league/levels.py`` (``easy``, ``medium``, ``hard[/field=value...]``,
-``pimc[/w=...]``, and the league's ``pimc_race``, ``pimc_ucb``, ``ismcts``).  Variants and player
+``pimc[/w=...]``, and the league's ``pimc_race``, ``pimc_ucb``, ``ismcts``; an opponent
+``A+B+C`` is a mixed table, its levels in turn after the tested seat).  Variants and player
 counts: ``bench/league/variants.py`` (``--variant``, ``--players``).
 
 Timing, for the tested level's decisions with more than one legal move: CPU time (``process_time``,
@@ -96,16 +97,24 @@ class Outcome:
     deal_cpu: list[list[float]] = field(default_factory=list)  # per deal, its share of ``cpu``
 
 
+def seat_levels(job: Job, tested: int) -> list[str]:
+    """Each seat's level when the tested level sits at ``tested`` (a mixed table's levels in turn
+    after it, :func:`bench.league.levels.seat_level`)."""
+    return [job.level if s == tested else levels.seat_level(job.opponent, (s - tested - 1) % job.players)
+            for s in range(job.players)]
+
+
 def play_seat(job: Job, deal: int, tested: int, out: Outcome) -> float:
     """Play deal ``deal`` with the tested level at seat ``tested``; its win share."""
     table_seed = job.seed * 1_000_003 + deal
     opts = variants.options(job.game, job.variant, job.players)
     state = engine.new_game(job.game, players=job.players, seed=table_seed, **opts)
     clock = time.perf_counter if job.wall_clock else time.process_time
+    seats = seat_levels(job, tested)
     ply = 0
     while (seat := engine.to_move(state)) is not None:
         view = engine.view(state, seat)
-        level = job.level if seat == tested else job.opponent
+        level = seats[seat]
         decision_seed = table_seed * 1000 + ply
         timed = seat == tested and len(view["legal_moves"]) > 1
         t0, c0 = time.perf_counter(), time.process_time()
@@ -162,7 +171,8 @@ def table(title: str, fair: float, rows: list[tuple[str, str, Outcome]], players
         mean, lo, hi = interval(out.scores)
         cpu = [t * 1000 for t in out.cpu]
         wall = [t * 1000 for t in out.wall]
-        lines.append(f"{level:<7} {f'{players - 1}x {opponent}':<11} {len(out.scores):>6} "
+        against = opponent if levels.MIXED in opponent else f"{players - 1}x {opponent}"
+        lines.append(f"{level:<7} {against:<11} {len(out.scores):>6} "
                      f"{100 * mean:>7.1f}% {f'[{100 * lo:.1f}%, {100 * hi:.1f}%]':>18} {len(cpu):>9} "
                      f"{percentile(cpu, 0.5):>7.1f} {percentile(cpu, 0.99):>7.1f} "
                      f"{max(cpu) if cpu else 0:>7.1f} {percentile(wall, 0.99):>8.1f}")
@@ -193,6 +203,9 @@ def main() -> None:
 
     games = args.games.split(",")
     matchups = [tuple(m.split(":")) for m in args.matchups.split(",")]
+    for _lvl, opp in matchups:  # a mixed table names at most one level per opponent seat
+        if len(opp.split(levels.MIXED)) > args.players - 1:
+            ap.error(f"{opp}: more levels than the {args.players - 1} opponent seats")
     for g in games:  # refuse a bad variant or level before any deal is played
         variants.options(g, args.variant or variants.DEFAULT[g], args.players)
     # deal batches interleaved across the rows, so that a run cut short leaves every row its share

@@ -13,6 +13,10 @@
   ``pimc_race`` strong (issue 38, sixth pass): the hard player's root (every move on shared deals,
   the best mean) with one rollout policy for every seat, ``pimc_race``'s structure policy or the
   hard player's STRONG weights; interpreted, so a budget buys fewer deals than the engine's search.
+
+An opponent may be a **mixed table**, ``A+B+C``: the opponent seats take those levels in turn from
+the tested seat on (:func:`seat_level`).  Three copies of one design model each other well; a table
+of people is a mix of styles, and hard reads each seat apart, so a mixed table is its own row.
 """
 
 from __future__ import annotations
@@ -105,9 +109,24 @@ def _describe(value: Any) -> str:
     return repr(value)
 
 
+#: joins the levels of a mixed table of opponents (``pimc_race+pimc_ucb+ismcts``)
+MIXED = "+"
+
+
+def seat_level(opponent: str, k: int) -> str:
+    """The level of the ``k``-th opponent seat (0: the one after the tested seat, clockwise): one
+    level, or for a mixed table ``A+B+C`` its levels in turn (the tested seat always has A after it,
+    then B, then C, wherever it sits; with more seats than levels they repeat)."""
+    parts = opponent.split(MIXED)
+    return parts[k % len(parts)]
+
+
 def fingerprint(level: str) -> str:
     """What a level is made of, as 10 hex digits: for ``hard...`` its settings (and own budget) in
-    full, for any other level its name (the league's players are versioned by the repository)."""
+    full, for any other level its name (the league's players are versioned by the repository); for
+    a mixed table, of its levels' fingerprints in order."""
+    if MIXED in level:
+        level = MIXED.join(fingerprint(p) for p in level.split(MIXED))
     text = level
     if level.startswith("hard"):
         settings, own_ms = hard_settings(level)

@@ -92,3 +92,25 @@ def test_a_team_row_is_held_to_one_teams_share():
     lines = report.report([row(6, "parejas")]).splitlines()
     line = next(x for x in lines if "parejas, 6p" in x)
     assert " 33.3 " in line and "BELOW GOAL" not in line
+
+
+def test_a_mixed_table_gives_each_opponent_seat_its_level_in_turn():
+    # Issue 38's mixed table: after the tested seat, A, then B, then C, wherever the tested seat sits.
+    mixed = "pimc_race+pimc_ucb+ismcts"
+    assert [levels.seat_level(mixed, k) for k in range(3)] == ["pimc_race", "pimc_ucb", "ismcts"]
+    assert [levels.seat_level("medium", k) for k in range(5)] == ["medium"] * 5
+    assert levels.seat_level("medium+ismcts", 3) == "ismcts"  # more seats than levels: in turn again
+    # the make-up of a mixed table follows its levels and their order (another order is another row)
+    assert levels.fingerprint(mixed) != levels.fingerprint("pimc_ucb+pimc_race+ismcts")
+    assert levels.fingerprint("hard+medium") != levels.fingerprint("hard/ms=50+medium")
+
+
+
+def test_a_mixed_table_seats_its_levels_after_the_tested_seat_wherever_it_sits():
+    from bench import tournament
+
+    job = Job("535", 4, "round", "hard", "pimc_race+pimc_ucb+ismcts", 0, 1, 38, None, 100, False)
+    assert tournament.seat_levels(job, 0) == ["hard", "pimc_race", "pimc_ucb", "ismcts"]
+    assert tournament.seat_levels(job, 2) == ["pimc_ucb", "ismcts", "hard", "pimc_race"]
+    plain = Job("535", 3, "round", "hard", "medium", 0, 1, 38, None, 100, False)
+    assert tournament.seat_levels(plain, 1) == ["medium", "hard", "medium"]
