@@ -14,6 +14,11 @@
   the best mean) with one rollout policy for every seat, ``pimc_race``'s structure policy or the
   hard player's STRONG weights; interpreted, so a budget buys fewer deals than the engine's search.
 
+``xprior`` / ``xprior/k=N`` (535 only, the sixth pass's follow-up): the hard player's search and
+models, but over the ``k`` best plays by ``pimc_race``'s structure score (and pass) instead of
+every move, to measure whether that prior is what ``pimc_race`` gains on (the shortlist by hard's
+own policy, ``hard/five35_shortlist``, gained nothing).
+
 An opponent may be a **mixed table**, ``A+B+C``: the opponent seats take those levels in turn from
 the tested seat on (:func:`seat_level`).  Three copies of one design model each other well; a table
 of people is a mix of styles, and hard reads each seat apart, so a mixed table is its own row.
@@ -30,8 +35,9 @@ from typing import Any
 import engine.ai
 from bench import league
 from bench.league import five35_policies
-from engine.ai import five35_pimc, five35_playout
+from engine.ai import five35_pimc, five35_playout, hard
 from engine.ai.games import Five35Game, game_for
+from engine.five35.piles import PASS
 
 #: the 535 playout weight sets a level may name; ``selfplay``: the medium form tuned by
 #: bench/five35_policy.py against three copies of the hard set (it sheds more cards a move and
@@ -151,6 +157,8 @@ def decide(level: str, view: dict[str, Any], seed: int, *, budget_ms: int | None
         if "/ms=" in level:
             budget_ms = int(level.split("/ms=")[1])
         return _x_search(level.split("/")[0], view, seed, budget_ms, clock)
+    if level.split("/")[0] == "xprior":
+        return _x_prior(level, view, seed, budget_ms, clock)
     if level.startswith("pimc"):
         return _plain_pimc(level, view, seed, budget_ms, iterations, clock)
     return engine.ai.choose_move(view, level=level, seed=seed)
@@ -197,6 +205,48 @@ def _x_search(level: str, view: dict[str, Any], seed: int, budget_ms: int | None
         if totals[m] > totals[best]:
             best = m
     return str(rules.encode(game.base, best))
+
+
+def _x_prior(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
+             clock: Callable[[], float]) -> str:
+    """``xprior[/k=N]`` (see the module docstring): the hard player's 535 search, its models and
+    budget as the service runs it, over the ``k`` plays (6 by default) that ``pimc_race``'s
+    structure score ranks best in the base state, plus pass when legal."""
+    started = clock()
+    k = 6
+    for part in level.split("/")[1:]:
+        name, text = part.split("=")
+        if name != "k":
+            raise ValueError(f"unknown xprior setting {name!r} in {level!r}")
+        k = int(text)
+    rng = random.Random(seed)
+    settings = engine.ai.HARD
+    game = game_for(view, rng, heuristic_playouts=True, weights=settings.five35_own)
+    if not isinstance(game, Five35Game):
+        raise ValueError("xprior plays 535 only")
+    hard.five35_models(game, settings)
+    rules = game.rules
+    legal = rules.legal(game.base)
+    win = five35_pimc.winning_move(game, legal)
+    if win is not None:
+        return str(rules.encode(game.base, win))
+    st = game.base
+    seat = st.to_move
+    counts = five35_policies._counts(st.hands[seat])
+    danger = five35_policies._danger(st, seat, 2)
+    plays = [m for m in five35_pimc.candidates(game, legal) if m != PASS]
+    plays.sort(key=lambda m: -five35_policies.structure_score(st, m, counts, st.counts[seat], danger))
+    moves = plays[:k] + ([PASS] if PASS in legal else [])
+    if len(moves) == 1:
+        return str(rules.encode(st, moves[0]))
+    budget_s = engine.ai.BUDGET_SHARE * (budget_ms or 100) / 1000 - (clock() - started)
+    stats = five35_pimc.evaluate(game, moves, rng, iterations=settings.five35_iterations,
+                                 budget_s=budget_s, clock=clock)
+    best = moves[0]
+    for m in moves:  # the best total over the same deals; ties: the structure score's order
+        if stats[m][1] > stats[best][1]:
+            best = m
+    return str(rules.encode(st, best))
 
 
 def _plain_pimc(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,

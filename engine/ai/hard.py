@@ -95,6 +95,22 @@ def own_weights(st: Five35State, seat: int, settings: HardSettings = HARD) -> fi
     return settings.five35_own
 
 
+def five35_models(game: Five35Game, settings: HardSettings = HARD) -> None:
+    """Set up ``game`` (the seat to move's) as the hard player searches it: its own seat's playout
+    weights, each other seat's model read from this round's moves (or drawn per deal), the reward's
+    shaping and the deals' weighing."""
+    reading, seat = settings.five35_reading, game.info.seat
+    own = own_weights(game.base, seat, settings)
+    game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
+    if settings.five35_jitter > 0.0:  # every seat not modelled as the medium player, noisy
+        game.seat_weights = tuple(
+            w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
+            for w in game.seat_weights)
+    game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
+    game.outcome.shaping = settings.five35_shaping
+    game.belief_beta = settings.five35_belief
+
+
 def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSettings = HARD,
               budget_s: float | None = None, started: float = 0.0, iterations: int | None = None,
               clock: Callable[[], float] | None = None) -> str:
@@ -112,16 +128,7 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
     if budget_s is not None and clock is not None:
         budget_s -= clock() - started
     if isinstance(game, Five35Game):
-        reading, seat = settings.five35_reading, game.info.seat
-        own = own_weights(game.base, seat, settings)
-        game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
-        if settings.five35_jitter > 0.0:  # every seat not modelled as the medium player, noisy
-            game.seat_weights = tuple(
-                w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
-                for w in game.seat_weights)
-        game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
-        game.outcome.shaping = settings.five35_shaping
-        game.belief_beta = settings.five35_belief
+        five35_models(game, settings)
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
             top=settings.five35_shortlist, race_z=settings.five35_race_z,
