@@ -19,6 +19,9 @@ models, but over the ``k`` best plays by ``pimc_race``'s structure score (and pa
 every move, to measure whether that prior is what ``pimc_race`` gains on (the shortlist by hard's
 own policy, ``hard/five35_shortlist``, gained nothing).
 
+``xis`` (535 only): the engine's ISMCTS (the Cinquillo hard player's search) over the 535 game
+with hard's models of the seats in its playouts, a tree in place of hard's flat search.
+
 An opponent may be a **mixed table**, ``A+B+C``: the opponent seats take those levels in turn from
 the tested seat on (:func:`seat_level`).  Three copies of one design model each other well; a table
 of people is a mix of styles, and hard reads each seat apart, so a mixed table is its own row.
@@ -35,7 +38,7 @@ from typing import Any
 import engine.ai
 from bench import league
 from bench.league import five35_policies
-from engine.ai import five35_pimc, five35_playout, hard
+from engine.ai import five35_pimc, five35_playout, hard, ismcts
 from engine.ai.games import Five35Game, game_for
 from engine.five35.piles import PASS
 
@@ -159,6 +162,8 @@ def decide(level: str, view: dict[str, Any], seed: int, *, budget_ms: int | None
         return _x_search(level.split("/")[0], view, seed, budget_ms, clock)
     if level.split("/")[0] == "xprior":
         return _x_prior(level, view, seed, budget_ms, clock)
+    if level == "xis":
+        return _x_ismcts(view, seed, budget_ms, clock)
     if level.startswith("pimc"):
         return _plain_pimc(level, view, seed, budget_ms, iterations, clock)
     return engine.ai.choose_move(view, level=level, seed=seed)
@@ -247,6 +252,27 @@ def _x_prior(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
         if stats[m][1] > stats[best][1]:
             best = m
     return str(rules.encode(st, best))
+
+
+def _x_ismcts(view: dict[str, Any], seed: int, budget_ms: int | None, clock: Callable[[], float]) -> str:
+    """``xis`` (see the module docstring): the engine's ISMCTS (:mod:`engine.ai.ismcts`) over the
+    hard player's 535 game, its playouts played with hard's models of the seats."""
+    started = clock()
+    rng = random.Random(seed)
+    settings = engine.ai.HARD
+    game = game_for(view, rng, heuristic_playouts=True, weights=settings.five35_own)
+    if not isinstance(game, Five35Game):
+        raise ValueError("xis plays 535 only")
+    hard.five35_models(game, settings)
+    rules = game.rules
+    legal = rules.legal(game.base)
+    win = five35_pimc.winning_move(game, legal)
+    if win is not None:
+        return str(rules.encode(game.base, win))
+    budget_s = engine.ai.BUDGET_SHARE * (budget_ms or 100) / 1000 - (clock() - started)
+    stats = ismcts.search_stats(game, legal, rng, iterations=settings.five35_iterations,
+                                budget_s=budget_s, clock=clock)
+    return str(rules.encode(game.base, ismcts.best_move({m: n for m, (n, _) in stats.items()})))
 
 
 def _plain_pimc(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,

@@ -48,3 +48,27 @@ def test_xprior_searches_only_the_structure_scores_best_plays():
             checked += 1
         state = engine.play(state, engine.ai.choose_move(view, level="medium", seed=ply))
     assert checked >= 5 and led >= 1
+
+
+def test_xis_plays_a_legal_move_and_goes_out_when_it_can():
+    # ``xis``: the engine's ISMCTS over hard's 535 game, within the budget, from the seat's view only.
+    state = engine.new_game("535", players=3, seed=4, target=1)
+    decided = 0
+    for ply in range(200):
+        seat = engine.to_move(state)
+        if seat is None:
+            break
+        view = engine.view(state, seat)
+        if len(view["legal_moves"]) > 1:
+            started = time.process_time()
+            move = levels.decide("xis", view, ply, budget_ms=10, iterations=None, clock=time.process_time)
+            assert time.process_time() - started < 1.0  # the budget holds (a broad bound: CPU time)
+            assert move in view["legal_moves"]
+            out = [m for m in view["legal_moves"] if len(m.split()) - 1 == view["hand_sizes"][seat]]
+            if out:  # a play that empties the hand wins the round (F-12): it is the one played
+                assert move in out
+            decided += 1
+        else:
+            move = view["legal_moves"][0]
+        state = engine.play(state, move)
+    assert engine.to_move(state) is None and decided >= 5
