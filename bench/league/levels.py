@@ -212,6 +212,19 @@ def _x_search(level: str, view: dict[str, Any], seed: int, budget_ms: int | None
     return str(rules.encode(game.base, best))
 
 
+def _hard_root(view: dict[str, Any], seed: int, level: str) -> tuple[Five35Game, random.Random, list[int],
+                                                                     int | None]:
+    """The 535 game of ``view`` set up as the hard player searches it (its models of the seats),
+    the decision's generator, the legal moves and a move that goes out (None if there is none)."""
+    rng = random.Random(seed)
+    game = game_for(view, rng, heuristic_playouts=True, weights=engine.ai.HARD.five35_own)
+    if not isinstance(game, Five35Game):
+        raise ValueError(f"{level} plays 535 only")
+    hard.five35_models(game, engine.ai.HARD)
+    legal = game.rules.legal(game.base)
+    return game, rng, legal, five35_pimc.winning_move(game, legal)
+
+
 def _x_prior(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
              clock: Callable[[], float]) -> str:
     """``xprior[/k=N]`` (see the module docstring): the hard player's 535 search, its models and
@@ -224,18 +237,11 @@ def _x_prior(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
         if name != "k":
             raise ValueError(f"unknown xprior setting {name!r} in {level!r}")
         k = int(text)
-    rng = random.Random(seed)
-    settings = engine.ai.HARD
-    game = game_for(view, rng, heuristic_playouts=True, weights=settings.five35_own)
-    if not isinstance(game, Five35Game):
-        raise ValueError("xprior plays 535 only")
-    hard.five35_models(game, settings)
+    game, rng, legal, win = _hard_root(view, seed, "xprior")
     rules = game.rules
-    legal = rules.legal(game.base)
-    win = five35_pimc.winning_move(game, legal)
-    if win is not None:
-        return str(rules.encode(game.base, win))
     st = game.base
+    if win is not None:
+        return str(rules.encode(st, win))
     seat = st.to_move
     counts = five35_policies._counts(st.hands[seat])
     danger = five35_policies._danger(st, seat, 2)
@@ -245,7 +251,7 @@ def _x_prior(level: str, view: dict[str, Any], seed: int, budget_ms: int | None,
     if len(moves) == 1:
         return str(rules.encode(st, moves[0]))
     budget_s = engine.ai.BUDGET_SHARE * (budget_ms or 100) / 1000 - (clock() - started)
-    stats = five35_pimc.evaluate(game, moves, rng, iterations=settings.five35_iterations,
+    stats = five35_pimc.evaluate(game, moves, rng, iterations=engine.ai.HARD.five35_iterations,
                                  budget_s=budget_s, clock=clock)
     best = moves[0]
     for m in moves:  # the best total over the same deals; ties: the structure score's order
@@ -258,19 +264,12 @@ def _x_ismcts(view: dict[str, Any], seed: int, budget_ms: int | None, clock: Cal
     """``xis`` (see the module docstring): the engine's ISMCTS (:mod:`engine.ai.ismcts`) over the
     hard player's 535 game, its playouts played with hard's models of the seats."""
     started = clock()
-    rng = random.Random(seed)
-    settings = engine.ai.HARD
-    game = game_for(view, rng, heuristic_playouts=True, weights=settings.five35_own)
-    if not isinstance(game, Five35Game):
-        raise ValueError("xis plays 535 only")
-    hard.five35_models(game, settings)
+    game, rng, legal, win = _hard_root(view, seed, "xis")
     rules = game.rules
-    legal = rules.legal(game.base)
-    win = five35_pimc.winning_move(game, legal)
     if win is not None:
         return str(rules.encode(game.base, win))
     budget_s = engine.ai.BUDGET_SHARE * (budget_ms or 100) / 1000 - (clock() - started)
-    stats = ismcts.search_stats(game, legal, rng, iterations=settings.five35_iterations,
+    stats = ismcts.search_stats(game, legal, rng, iterations=engine.ai.HARD.five35_iterations,
                                 budget_s=budget_s, clock=clock)
     return str(rules.encode(game.base, ismcts.best_move({m: n for m, (n, _) in stats.items()})))
 
