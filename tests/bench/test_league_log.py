@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import pathlib
+import subprocess
+import sys
 
 from bench import league_report as report
+from bench import tournament
 from bench.league import levels, runlog
 from bench.tournament import Job
 
@@ -105,12 +109,19 @@ def test_a_mixed_table_gives_each_opponent_seat_its_level_in_turn():
     assert levels.fingerprint("hard+medium") != levels.fingerprint("hard/ms=50+medium")
 
 
-
 def test_a_mixed_table_seats_its_levels_after_the_tested_seat_wherever_it_sits():
-    from bench import tournament
-
     job = Job("535", 4, "round", "hard", "pimc_race+pimc_ucb+ismcts", 0, 1, 38, None, 100, False)
     assert tournament.seat_levels(job, 0) == ["hard", "pimc_race", "pimc_ucb", "ismcts"]
     assert tournament.seat_levels(job, 2) == ["pimc_ucb", "ismcts", "hard", "pimc_race"]
     plain = Job("535", 3, "round", "hard", "medium", 0, 1, 38, None, 100, False)
     assert tournament.seat_levels(plain, 1) == ["medium", "hard", "medium"]
+
+
+def test_a_mixed_table_with_more_levels_than_opponent_seats_is_refused_before_any_deal(tmp_path):
+    log = tmp_path / "l.jsonl"
+    run = subprocess.run([sys.executable, "bench/tournament.py", "--games", "535", "--players", "3",
+                          "--deals", "1", "--matchups", "hard:pimc_race+pimc_ucb+ismcts", "--log", str(log)],
+                         capture_output=True, text=True, cwd=pathlib.Path(__file__).parents[2])
+    assert run.returncode == 2
+    assert "pimc_race+pimc_ucb+ismcts: more levels than the 2 opponent seats" in run.stderr
+    assert not log.exists()  # nothing was played
