@@ -75,7 +75,7 @@ bench: $(NATIVE)
 	$(VENV)/bin/python bench/engine.py
 
 ## the hot path's guard: bench/pipeline.py on a redis-server of its own, failing below BENCH_FLOOR
-## times the bare pipeline of the same run in BENCH_ATTEMPTS runs in a row (issue 33; CI: 1.2, ten runs)
+## times the bare pipeline of the same run in BENCH_ATTEMPTS runs in a row (issue 33; CI: 1.0, ten runs)
 BENCH_FLOOR ?= 2.0
 BENCH_ATTEMPTS ?= 3
 bench-check: $(NATIVE)
