@@ -39,7 +39,7 @@ import random
 from dataclasses import dataclass
 from typing import Final
 
-from engine.ai import medium_five35
+from engine.ai import five35_hindsight, medium_five35
 from engine.ai.five35_playout import MEDIUM, STRONG, Weights
 from engine.five35.cards import EIGHT
 from engine.five35.piles import ADD, MOVES, NCARDS, NMOVES, PASS
@@ -79,7 +79,9 @@ class Reading:
     proportion to the odds (shifted by ``medium_below``), and the share of each seat's deals that
     ignores the reading.  ``multi_early``, ``multi_late``, ``odd_follow``: the searcher's shares
     the evidence is weighed with (by default the module's; :data:`POOLED` fits them to the league's
-    searching families pooled).
+    searching families pooled).  ``hindsight``: the log-likelihood ratio of each earlier move that
+    the seat's later cards show the medium player could not have made
+    (:func:`.five35_hindsight.ruled_out`; 0: not read).
     """
 
     prior: float = -0.1
@@ -91,6 +93,7 @@ class Reading:
     multi_early: float = MULTI_SEARCHER_EARLY
     multi_late: float = MULTI_SEARCHER_LATE
     odd_follow: float = ODD_FOLLOW_SEARCHER
+    hindsight: float = 0.0
 
 
 #: the hard player's reading (below 0 a seat is taken for the medium player until its moves say
@@ -199,21 +202,32 @@ def searcher_log_odds(evidence: tuple[int, int, int, int, int, int], reading: Re
     return odds
 
 
+def seat_log_odds(st: State, seat: int, reading: Reading = READING) -> list[float]:
+    """Per seat, the log odds that it plays like a searcher (:func:`searcher_log_odds` of its
+    :func:`counts`, plus ``reading.hindsight`` for each move of its that its later cards rule out
+    for the medium player), as the player at ``seat`` reads them (its own entry is meaningless)."""
+    odds = [searcher_log_odds(c, reading) for c in counts(st)]
+    if reading.hindsight:
+        for s, n in enumerate(five35_hindsight.ruled_out(st, seat)):
+            odds[s] += reading.hindsight * n
+    return odds
+
+
 def all_read_medium(st: State, seat: int, reading: Reading = READING, below: float = 0.0) -> bool:
     """Whether every seat but ``seat`` reads as the medium player, its log odds below ``below``
     (the hard player's own seat then plays out with other weights: engine.ai.hard.own_weights)."""
-    return all(searcher_log_odds(c, reading) < below for s, c in enumerate(counts(st)) if s != seat)
+    return all(o < below for s, o in enumerate(seat_log_odds(st, seat, reading)) if s != seat)
 
 
 def searcher_chances(st: State, seat: int, reading: Reading = READING) -> list[float]:
     """Per seat, the share of deals on which it is played out as ``reading.searcher`` (the rest as
     the medium player); the player's own seat gets 0 (it is never drawn)."""
     out: list[float] = []
-    for s, c in enumerate(counts(st)):
+    for s, o in enumerate(seat_log_odds(st, seat, reading)):
         if s == seat:
             out.append(0.0)
             continue
-        odds = searcher_log_odds(c, reading) - reading.medium_below
+        odds = o - reading.medium_below
         if reading.draw:
             fitted = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, odds))))
         else:
@@ -259,10 +273,10 @@ def seat_weights(st: State, seat: int, own: Weights = STRONG,
     each other seat the medium player's or ``reading.searcher``, by its evidence (the likelier
     model, not a draw in proportion: see the module docstring)."""
     out: list[Weights] = []
-    for s, c in enumerate(counts(st)):
+    for s, o in enumerate(seat_log_odds(st, seat, reading)):
         if s == seat:
             out.append(own)
-        elif searcher_log_odds(c, reading) < reading.medium_below:
+        elif o < reading.medium_below:
             out.append(MEDIUM)
         else:
             out.append(reading.searcher)
