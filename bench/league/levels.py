@@ -97,7 +97,8 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
                            "multi_early": 0.41, "multi_late": 0.39, "odd_follow": 0.69,
                            "five35_shortlist": 0, "five35_race_z": 0.0,
                            "five35_overrule_z": 0.0, "five35_jitter": 0.0,
-                           "five35_shaping": 0.0, "five35_belief": 0.0, "hindsight": 0.0}
+                           "five35_shaping": 0.0, "five35_belief": 0.0, "hindsight": 0.0,
+                           "five35_safe": 0.0}
 
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)

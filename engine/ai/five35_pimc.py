@@ -115,14 +115,17 @@ def winning_move(game: Five35Game, legal: list[int]) -> int | None:
 def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iterations: int | None,
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
              race_z: float = 0.0,
-             history: dict[int, list[float]] | None = None) -> dict[int, tuple[int, float]]:
+             history: dict[int, list[float]] | None = None,
+             plain_totals: dict[int, float] | None = None) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
     first; a deal is not started when the last one's cost would overrun the budget, so a decision
     stays within it).  With ``race_z`` > 0 the moves race: from :data:`RACE_MIN` deals on, every
     :data:`RACE_BLOCK` deals a move that :func:`trailing` the leader by ``race_z`` is played no
     more (its count stops there), and the search ends when one move is left.  ``history``, if
-    given (empty), receives every move's reward deal by deal."""
+    given (empty), receives every move's reward deal by deal.  ``plain_totals``, if given (empty)
+    and the game has ``plain_weights``, receives every move's total reward on the same deals and
+    playout seeds played out with those models instead (each deal then costs twice as much)."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
@@ -168,6 +171,15 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             counts[m] += 1
             if keep:
                 history[m].append(r)
+        if plain_totals is not None and game.plain_weights is not None:
+            read = game.seat_weights
+            game.seat_weights = game.plain_weights
+            for m in moves:
+                st = deal.clone()
+                rules.apply(st, m)
+                game.playout(st, playout_seed)
+                plain_totals[m] = plain_totals.get(m, 0.0) + game.rewards(st)[seat]
+            game.seat_weights = read
         if race_z > 0.0 and done >= RACE_MIN and done % RACE_BLOCK == 0:
             lead = history[max(moves, key=lambda x: totals[x])]
             moves = [m for m in moves if history[m] is lead or not trailing(history[m], lead, race_z)]
@@ -182,12 +194,16 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
            clock: Callable[[], float] | None, top: int = 0, race_z: float = 0.0,
-           overrule_z: float = 0.0) -> int:
+           overrule_z: float = 0.0, safe: float = 0.0) -> int:
     """The hard player's move (an int of the fast path) for the seat to move in ``game``: among
     the :func:`shortlist` of ``top`` plays (0: every move), raced at ``race_z`` (0: not raced,
     see :func:`evaluate`); with ``overrule_z`` > 0, the own playout policy's move unless the best
     move beats it on the shared deals by more than ``overrule_z`` standard errors (the search's
-    best of many noisy means is often a move that was lucky on these deals)."""
+    best of many noisy means is often a move that was lucky on these deals).  With ``safe`` > 0 and
+    the game's ``plain_weights`` set (**safe play**, issue 38): every deal is also played out with
+    those models, and the best move by the seats' models is chosen only among the moves whose
+    mean with the plain models is within ``safe`` of the best one's there, so that a move which
+    pays only if the reading is right cannot cost more than that when it is wrong."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -196,11 +212,16 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     if len(moves) == 1:
         return moves[0]
     history: dict[int, list[float]] | None = {} if overrule_z > 0.0 else None
+    plain: dict[int, float] | None = {} if safe > 0.0 and game.plain_weights is not None else None
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     race_z=race_z, history=history)
+                     race_z=race_z, history=history, plain_totals=plain)
     most = max(n for n, _ in stats.values())  # the moves still in the race (every move if none)
-    best, best_total = moves[0], -1.0
-    for m in moves:  # the best total over the same deals; ties: the heuristic's order
+    allowed = moves
+    if plain and most > 0:  # safe play: the moves within ``safe`` of the plain models' best
+        floor = max(plain[m] for m in moves if stats[m][0] == most) - safe * most
+        allowed = [m for m in moves if stats[m][0] == most and plain[m] >= floor]
+    best, best_total = allowed[0], -1.0
+    for m in allowed:  # the best total over the same deals; ties: the heuristic's order
         n, total = stats[m]
         if n == most and total > best_total:
             best, best_total = m, total

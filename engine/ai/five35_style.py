@@ -28,6 +28,11 @@ that a seat the reading got wrong still has deals played out the other way.  Wit
 search draws the seats' models per deal (:class:`SeatModels`); with neither, each seat keeps its
 likelier model as before.
 
+**Hindsight** (``Reading.hindsight``, off): each earlier move of a seat that the cards it showed
+later rule out for the medium player (:mod:`.five35_hindsight`) adds that log-likelihood ratio.
+The medium player never makes such a move, so the evidence costs nothing against it; against
+pimc_race it was measured not to gain (``bench/results/league.txt``, eighth pass).
+
 The moves are classified by replaying the public history on the pile alone (passes, the hand
 sizes, the pile's effect table, F-8..F-10): no hand is read (G-1).
 """

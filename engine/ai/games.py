@@ -100,6 +100,9 @@ class Five35Game:
         #: > 0: the search weighs each deal by the others' moves under these models at this inverse
         #: temperature (:mod:`engine.ai.five35_belief`); 0: every deal alike
         self.belief_beta = 0.0
+        #: when set, the search also plays every move of each deal out with these models of the
+        #: seats (safe play: :func:`engine.ai.five35_pimc.choose`'s ``safe``)
+        self.plain_weights: tuple[five35_playout.Weights, ...] | None = None
         self.info = info
         self.det = Five35Determinizer(view, info, rng)
         self.base = self.det.base

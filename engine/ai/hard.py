@@ -18,7 +18,9 @@
   (fewer points than the others), not 0 (:class:`.outcome.Five35Outcome`; measured in issue 38's
   sixth pass: it cost points against pimc_race, so it stays 0); ``five35_belief`` > 0 weighs each
   deal by how well it explains the other seats' moves under their models, at that inverse
-  temperature (:mod:`.five35_belief`; measured in the same pass, no gain found, so it stays 0).
+  temperature (:mod:`.five35_belief`; measured in the same pass, no gain found, so it stays 0);
+  ``five35_safe`` > 0 plays every deal out with the plain model too (``five35_own`` for every
+  seat) and keeps to the moves within that much of its best there (:func:`.five35_pimc.choose`).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -73,6 +75,7 @@ class HardSettings:
     five35_jitter: float = 0.0
     five35_shaping: float = 0.0
     five35_belief: float = 0.0
+    five35_safe: float = 0.0
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -109,6 +112,8 @@ def five35_models(game: Five35Game, settings: HardSettings = HARD) -> None:
     game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
     game.outcome.shaping = settings.five35_shaping
     game.belief_beta = settings.five35_belief
+    if settings.five35_safe > 0.0:  # safe play: the plain model is every seat played as STRONG
+        game.plain_weights = (settings.five35_own,) * game.base.players
 
 
 def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSettings = HARD,
@@ -132,7 +137,7 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
             top=settings.five35_shortlist, race_z=settings.five35_race_z,
-            overrule_z=settings.five35_overrule_z)))
+            overrule_z=settings.five35_overrule_z, safe=settings.five35_safe)))
     root_moves = rules.legal(game.base)
     z = settings.cinquillo_overrule_z
     default = game.medium(rng) if z is not None else -1

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_ai_infoset import _shuffle_hidden
 
 import engine
-from engine.ai import choose_move, five35_pimc, five35_playout
+from engine.ai import choose_move, five35_pimc, five35_playout, hard
 from engine.ai.games import Five35Game, game_for
 from engine.ai.hard import HardSettings
 from engine.five35.piles import PASS
@@ -184,3 +184,43 @@ def test_the_root_settings_stay_in_the_budget_and_see_only_the_view():  # G-1
     tuned = HardSettings(five35_shortlist=4, five35_race_z=2.5, five35_overrule_z=1.0,
                          five35_shaping=0.3)
     assert_in_budget_and_blind(position(F535[2], 5, 4), tuned)
+
+
+def _safe_game(state):
+    """The game of the seat to move with the seats modelled as medium players and the plain model
+    (every seat played as STRONG) for safe play."""
+    game = _game(state)
+    game.seat_weights = (five35_playout.MEDIUM,) * game.base.players
+    game.plain_weights = (five35_playout.STRONG,) * game.base.players
+    return game
+
+
+@settings(max_examples=15, deadline=None)
+@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(1, 60))
+def test_safe_play_keeps_to_the_moves_near_the_plain_models_best(config, seed, steps):
+    # With a margin near 0 the move chosen is one of the plain model's best on the same deals; with
+    # a margin no difference can exceed it, the move is the one chosen without safe play (the plain
+    # playouts draw nothing from the search's generator, so both see the same deals).
+    state = position(config, seed, steps)
+    if five35_pimc.winning_move(_game(state), engine.rules_for(state).legal(state)) is not None:
+        return
+    game = _safe_game(state)
+    moves = five35_pimc.candidates(game, game.rules.legal(game.base))
+    plain: dict[int, float] = {}
+    five35_pimc.evaluate(game, moves, random.Random(seed), iterations=12, plain_totals=plain)
+    if len(moves) > 1:
+        assert set(plain) == set(moves)
+    chosen = five35_pimc.choose(game, random.Random(seed), iterations=12, budget_s=None, clock=None, safe=1e-9)
+    assert len(moves) == 1 or plain[chosen] == max(plain.values())
+    wide = five35_pimc.choose(game, random.Random(seed), iterations=12, budget_s=None, clock=None, safe=2.0)
+    off = five35_pimc.choose(game, random.Random(seed), iterations=12, budget_s=None, clock=None)
+    assert wide == off
+
+
+def test_the_hard_player_sets_up_safe_play_only_when_asked():
+    state = engine.new_game("535", players=4, seed=3, target=1)
+    game = _game(state)
+    hard.five35_models(game, HardSettings())
+    assert game.plain_weights is None
+    hard.five35_models(game, HardSettings(five35_safe=0.05))
+    assert game.plain_weights == (five35_playout.STRONG,) * 4
