@@ -13,12 +13,12 @@ hand consistent with what is public now:
   can score, whatever the rest of the hand was.
 
 The medium player never makes such a move (its choice is the best score, ties broken by a jitter
-of at most 1e-3, and the bounds below are exact), so each one is strong evidence that the seat is
-not the medium player.  A searcher leading whole ranks early reads as medium to the lead and follow
-counts of :mod:`.five35_style`; this evidence needs no such resemblance, only the cards it showed
-later.  It comes late (a move is judged once the seat has shown the cards that rule it out), and
-follows the medium player could never make (:func:`.five35_style.odd_for_medium`) are left to that
-count, so that no move is counted twice.
+of at most 1e-3, and the bounds below are its own scores of the two extreme hands), so each one is
+strong evidence that the seat is not the medium player.  A searcher leading whole ranks early
+reads as medium to the lead and follow counts of :mod:`.five35_style`; this evidence needs no such
+resemblance, only the cards it showed later.  It comes late (a move is judged once the seat has
+shown the cards that rule it out), and follows the medium player could never make
+(:func:`.five35_style.odd_for_medium`) are left to that count, so that no move is counted twice.
 
 Only public moves and the reader's own hand are read (G-1).
 """
@@ -28,57 +28,31 @@ from __future__ import annotations
 from typing import Final
 
 from engine.ai import medium_five35
-from engine.five35.cards import EIGHT, FIELD_BITS, FIELD_MASK, GUARD, NRANKS, copies
-from engine.five35.piles import ADD, MOVES, NCARDS, NMOVES, PASS, REQ
+from engine.five35.cards import FIELD_BITS, FIELD_MASK, GUARD, NRANKS, UNIT, copies
+from engine.five35.piles import NCARDS, NMOVES, PASS, REQ
 from engine.five35.state import State
 
 #: what a candidate must beat the move played by (medium's tie jitter is below 1e-3)
 MARGIN: Final = 2e-3
 
 
-def _score_bounds(move: int, size: int, danger: bool, known: int, exact: int) -> tuple[float, float]:
-    """The lowest and the highest score :func:`medium_five35.score_move` can give ``move`` for a
-    hand of ``size`` cards that holds the packed cards ``known``, and exactly ``known``'s copies of
-    every rank whose bit is set in ``exact``."""
-    n = NCARDS[move]
-    if n == size:
-        return 1e6, 1e6
-    kind, ranks = MOVES[move]
-    score = medium_five35.PER_CARD * n - medium_five35.LOW_RANK * sum(ranks) / n
-    if kind == ADD:
-        score += medium_five35.ADD_BONUS
-    if EIGHT in ranks:
-        if danger or size - n <= 3:
-            score += medium_five35.KEEP_EIGHT
-        else:
-            score -= medium_five35.KEEP_EIGHT
-    sure = maybe = 0
-    seen = -1
-    for r in ranks:
-        if r == seen:
-            continue
-        seen = r
-        held = (known >> (FIELD_BITS * r)) & FIELD_MASK
-        if held > ranks.count(r):
-            sure += 1
-        elif not exact >> r & 1:
-            maybe += 1  # more copies may have been held: a break the hand may or may not make
-    return (score - medium_five35.BREAK * (sure + maybe), score - medium_five35.BREAK * sure)
-
-
-def _ruled_out(st: State, pile: int, move: int, size: int, danger: bool, known: int, exact: int) -> bool:
+def _ruled_out(st: State, pile: int, move: int, size: int, danger: bool, known: int, loose: int) -> bool:
     """Whether the medium player could not have made ``move`` on ``pile`` with ``size`` cards in
-    hand, holding ``known`` (exactly, for the ranks in ``exact``)."""
+    hand, holding ``known``.  Its score of a move is lowest for the hand ``loose`` (``known`` plus
+    one more copy of every rank whose count is not exact: each such rank a move uses may be a
+    broken group) and highest for ``known`` itself (only the certain breaks), so both bounds are
+    :func:`medium_five35.score_move`'s own."""
     g = GUARD
     h = known | g
+    score = medium_five35.score_move
     if move == PASS:
         for m, req in st.tables.cands[pile]:
-            if (h - req) & g == g and (danger or _score_bounds(m, size, False, known, exact)[0] >= MARGIN):
+            if (h - req) & g == g and (danger or score(loose, size, m, False) >= MARGIN):
                 return True
         return False
-    beat = _score_bounds(move, size, danger, known, exact)[1] + MARGIN
+    beat = score(known, size, move, danger) + MARGIN
     for m, req in st.tables.cands[pile]:
-        if m != move and (h - req) & g == g and _score_bounds(m, size, danger, known, exact)[0] > beat:
+        if m != move and (h - req) & g == g and score(loose, size, m, danger) > beat:
             return True
     return False
 
@@ -133,19 +107,19 @@ def ruled_out(st: State, seat: int) -> list[int]:
         if mover == seat:
             continue
         if (move != PASS and piles[i] and not dangers[i]
-                and _score_bounds(move, sizes[i], False, REQ[move], 0)[1] < 0):
+                and medium_five35.score_move(REQ[move], sizes[i], move, False) < 0):
             continue  # a follow medium never makes: five35_style.odd_for_medium counts it already
         known = later[mover]
         # the copies seen outside the seat's hand at that move: everything played but its own
         # cards from this move on, and the reader's own hand
         elsewhere = total - known + mine
-        exact = 0
+        loose = known
         for r in range(NRANKS):
             shift = FIELD_BITS * r
-            if ((elsewhere >> shift) & FIELD_MASK) + ((known >> shift) & FIELD_MASK) >= deck:
-                exact |= 1 << r
+            if ((elsewhere >> shift) & FIELD_MASK) + ((known >> shift) & FIELD_MASK) < deck:
+                loose += UNIT[r]  # not exact: the seat may have held another copy
         if move == PASS and not piles[i]:
             continue  # a leader never passes (F-7)
-        if _ruled_out(st, piles[i], move, sizes[i], dangers[i], known, exact):
+        if _ruled_out(st, piles[i], move, sizes[i], dangers[i], known, loose):
             out[mover] += 1
     return out
