@@ -10,15 +10,18 @@ medium's moves are not fitted, only reported).  Every family is fitted at once, 
 strong play in general, not of one opponent.
 
 usage: python bench/five35_fit.py collect --games 60 --budget-ms 25 --out FILE.jsonl
-       python bench/five35_fit.py fit FILE.jsonl [--start hard] [--halves]
+           [--lineups A,B,C,D;E,F,G,H] [--first-seed 777000]
+       python bench/five35_fit.py fit FILE.jsonl [--start hard] [--halves] [--level hard]
        python bench/five35_fit.py duel [--deals 500] [--seed 5]
 
 ``collect`` appends one JSON line per game (seed, line-up, moves) and resumes after the games the
 file holds.  ``fit`` prints each kept step, the fitted weights and the agreement per family of the
 fitted set, the engine's HARD and MEDIUM sets (``--halves``: fit on the even games, report on the
-odd ones as well, a check that the fit is not the noise of these games).  ``duel`` plays the plain
-policies (no search) against each other: one seat of A against three of B on duplicate deals (each
-deal once per seat), A's share of the wins (fair 25%); ``structure`` is pimc_race's rollout policy.
+odd ones as well, a check that the fit is not the noise of these games; ``--level``: fit one
+family's moves only, e.g. the hard player's own, expert iteration's step, issue 38's ninth pass).
+``duel`` plays the plain policies (no search) against each other: one seat of A against three of B
+on duplicate deals (each deal once per seat), A's share of the wins (fair 25%); ``structure`` is
+pimc_race's rollout policy.
 """
 
 from __future__ import annotations
@@ -49,14 +52,16 @@ INTS = ("near", "danger")
 Record = tuple[str, Any, list[int], int]
 
 
-def collect(path: str, games: int, budget_ms: int) -> None:
-    """Play ``games`` rounds (seeds 777000..), each seat's level from :data:`LINEUPS` rotated, and
-    append each game's moves to ``path`` (the games it holds already are skipped)."""
+def collect(path: str, games: int, budget_ms: int, lineups: tuple[tuple[str, ...], ...] = LINEUPS,
+            first_seed: int = 777000) -> None:
+    """Play ``games`` rounds (seeds ``first_seed``..), each seat's level from ``lineups`` rotated,
+    and append each game's moves to ``path`` (the games it holds already are skipped)."""
     done = len(pathlib.Path(path).read_text().splitlines()) if pathlib.Path(path).exists() else 0
     with open(path, "a") as out:
         for g in range(done, games):
-            lineup = LINEUPS[g % 3][g % 4:] + LINEUPS[g % 3][:g % 4]
-            state = engine.new_game("535", players=4, seed=777000 + g, target=1)
+            base = lineups[g % len(lineups)]
+            lineup = base[g % 4:] + base[:g % 4]
+            state = engine.new_game("535", players=4, seed=first_seed + g, target=1)
             moves, ply = [], 0
             while (seat := engine.to_move(state)) is not None:
                 view = engine.view(state, seat)
@@ -65,7 +70,7 @@ def collect(path: str, games: int, budget_ms: int) -> None:
                 moves.append(move)
                 state = engine.play(state, move)
                 ply += 1
-            out.write(json.dumps({"seed": 777000 + g, "lineup": lineup, "moves": moves}) + "\n")
+            out.write(json.dumps({"seed": first_seed + g, "lineup": lineup, "moves": moves}) + "\n")
             out.flush()
 
 
@@ -183,6 +188,9 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=int, default=25)
     ap.add_argument("--start", default="hard", choices=sorted(levels.WEIGHTS))
     ap.add_argument("--halves", action="store_true")
+    ap.add_argument("--lineups", help="collect: line-ups a,b,c,d;e,f,g,h (default: LINEUPS)")
+    ap.add_argument("--first-seed", type=int, default=777000)
+    ap.add_argument("--level", help="fit: only this level's moves (default: every strong family)")
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
@@ -194,11 +202,13 @@ def main() -> None:
             print(f"  {a} vs 3x {b}: {100 * share:.1f}% of {args.deals} deals x 4 seats")
         return
     if args.command == "collect":
-        collect(args.out, args.games, args.budget_ms)
+        lineups = (tuple(tuple(x.split(",")) for x in args.lineups.split(";")) if args.lineups
+                   else LINEUPS)
+        collect(args.out, args.games, args.budget_ms, lineups, args.first_seed)
         return
     lines = pathlib.Path(args.file).read_text().splitlines()
     recs = load(lines)
-    strong = [r for r in recs if r[0] != "medium"]
+    strong = [r for r in recs if (r[0] == args.level if args.level else r[0] != "medium")]
     fitted = fit(strong, as_dict(levels.WEIGHTS[args.start]))
     print("fitted:", json.dumps(fitted))
     sets = {"fitted": fitted, "hard": as_dict(five35_playout.HARD), "medium": as_dict(five35_playout.MEDIUM)}

@@ -45,13 +45,21 @@ from engine.five35.piles import PASS
 #: the 535 playout weight sets a level may name; ``selfplay``: the medium form tuned by
 #: bench/five35_policy.py against three copies of the hard set (it sheds more cards a move and
 #: breaks groups more readily; five35_experiments.txt, fourth and sixth rounds); ``fitted``: the
-#: set fitted to strong players' moves by bench/five35_fit.py (five35_playout.STRONG)
+#: set fitted to strong players' moves by bench/five35_fit.py (five35_playout.STRONG); ``expert`` and
+#: ``pool2`` (issue 38, ninth pass): refitted on 800 rounds at 100 ms (bench/results/
+#: five35_fit_hard100.jsonl), to the hard player's own moves (expert iteration's step) and to every
+#: searching family's; measured in league.txt, not the hard player's
 WEIGHTS: dict[str, five35_playout.Weights] = {
     "medium": five35_playout.MEDIUM,
     "hard": five35_playout.HARD,
     "selfplay": five35_playout.Weights(card=2.5, low=0.15, add=3.0, brk=0.625, e8near=2.5, e8keep=-0.5,
                                        near=3, danger=8, lead=-2.25, pass_t=-0.5),
     "fitted": five35_playout.STRONG,
+    "expert": five35_playout.Weights(card=1.5833333333333333, low=0.15, add=3.0, brk=0.5, e8near=2.0,
+                                     e8keep=0.25, near=2, danger=4, lead=-1.375, pass_t=-0.75,
+                                     win=1.375),
+    "pool2": five35_playout.Weights(card=1.375, low=0.15, add=1.25, brk=0.6666666666666667, e8near=2.5,
+                                    e8keep=0.0, near=0, danger=1, lead=-1.25, pass_t=-0.5, win=2.875),
 }
 
 
