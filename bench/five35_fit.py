@@ -208,15 +208,17 @@ def main() -> None:
         return
     lines = pathlib.Path(args.file).read_text().splitlines()
     recs = load(lines)
-    strong = [r for r in recs if (r[0] == args.level if args.level else r[0] != "medium")]
-    fitted = fit(strong, as_dict(levels.WEIGHTS[args.start]))
+    def fitted_on(records: list[Record]) -> list[Record]:  # --level's moves, else every strong family's
+        return [r for r in records if (r[0] == args.level if args.level else r[0] != "medium")]
+
+    fitted = fit(fitted_on(recs), as_dict(levels.WEIGHTS[args.start]))
     print("fitted:", json.dumps(fitted))
     sets = {"fitted": fitted, "hard": as_dict(five35_playout.HARD), "medium": as_dict(five35_playout.MEDIUM)}
     print(f"agreement with the moves made, {len(lines)} games:")
     report(recs, sets)
     if args.halves:
         even, odd = load(lines[0::2]), load(lines[1::2])
-        half = fit([r for r in even if r[0] != "medium"], as_dict(levels.WEIGHTS[args.start]))
+        half = fit(fitted_on(even), as_dict(levels.WEIGHTS[args.start]))
         print("fitted on the even games:", json.dumps(half), "; on the odd games:")
         report(odd, {"fitted-even": half, "hard": sets["hard"], "medium": sets["medium"]})
 
