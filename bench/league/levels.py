@@ -106,7 +106,8 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
                            "five35_shortlist": 0, "five35_race_z": 0.0,
                            "five35_overrule_z": 0.0, "five35_jitter": 0.0,
                            "five35_shaping": 0.0, "five35_belief": 0.0, "hindsight": 0.0,
-                           "five35_safe": 0.0}
+                           "five35_safe": 0.0, "five35_read_from": 3,
+                           "five35_endgame": 0, "five35_endgame_nodes": 4000, "five35_endgame_own": False}
 
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)
@@ -229,7 +230,9 @@ def _hard_root(view: dict[str, Any], seed: int, level: str) -> tuple[Five35Game,
     game = game_for(view, rng, heuristic_playouts=True, weights=engine.ai.HARD.five35_own)
     if not isinstance(game, Five35Game):
         raise ValueError(f"{level} plays 535 only")
-    hard.five35_models(game, engine.ai.HARD)
+    # the reading at every seat count, as these levels were measured (before the tenth pass the
+    # hard player read 2-seat tables too)
+    hard.five35_models(game, dataclasses.replace(engine.ai.HARD, five35_read_from=2))
     legal = game.rules.legal(game.base)
     return game, rng, legal, five35_pimc.winning_move(game, legal)
 

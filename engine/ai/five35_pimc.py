@@ -26,6 +26,10 @@ How the budget is spent:
 * **Weighted deals** (``game.belief_beta`` > 0, off in the hard player): each deal's rewards count
   by how well the deal explains the other seats' moves (:mod:`engine.ai.five35_belief`), the
   weights tempered (:mod:`engine.ai.belief_weights`); the deals played and their count are the same.
+* **Exact ends** (``game.endgame_cards`` > 0, off in the hard player): once no more than that many
+  cards are left in all hands, each deal's end is searched whole (:mod:`engine.ai.five35_endgame`,
+  every seat's best reply, or only the own seat's with ``game.endgame_own``) instead of played out;
+  a deal whose search would pass ``game.endgame_nodes`` positions is played out as usual.
 * **Budget**: as many deals as the time budget allows (up to an iteration cap); a deal is not
   started when the last one's cost would overrun the budget, so a decision stays within it.
 
@@ -45,7 +49,7 @@ import random
 from collections.abc import Callable
 from typing import Final
 
-from engine.ai import belief_weights, five35_belief, five35_playout, medium_five35
+from engine.ai import belief_weights, five35_belief, five35_endgame, five35_playout, medium_five35
 from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
@@ -143,6 +147,7 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         for m in moves:
             history[m] = []
     moves = list(moves)
+    exact = 0 < sum(game.base.counts) <= game.endgame_cards  # the deals' ends searched exactly
     now = clock() if clock is not None else 0.0
     deadline = now + budget_s if clock is not None and budget_s is not None else None
     done = 0
@@ -162,11 +167,20 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
             models = game.seat_weights or (game.weights,) * game.base.players
             lls.append(five35_belief.log_likelihood(deal, seat, models, beta))
         playout_seed = rng.getrandbits(30)
-        for m in moves:
-            st = deal.clone()
-            rules.apply(st, m)
-            game.playout(st, playout_seed)
-            r = game.rewards(st)[seat]
+        solved: list[float] | None = None
+        if exact:
+            models = game.seat_weights or (game.weights,) * game.base.players
+            only = seat if game.endgame_own else -1
+            solved = five35_endgame.solve_moves(deal, moves, five35_endgame.Search(
+                deal, models, game.outcome, game.endgame_nodes, playout_seed, only))
+        for i, m in enumerate(moves):
+            if solved is not None:
+                r = solved[i]
+            else:
+                st = deal.clone()
+                rules.apply(st, m)
+                game.playout(st, playout_seed)
+                r = game.rewards(st)[seat]
             totals[m] += r
             counts[m] += 1
             if keep:

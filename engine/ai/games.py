@@ -103,6 +103,12 @@ class Five35Game:
         #: when set, the search also plays every move of each deal out with these models of the
         #: seats (safe play: :func:`engine.ai.five35_pimc.choose`'s ``safe``)
         self.plain_weights: tuple[five35_playout.Weights, ...] | None = None
+        #: > 0: from this many cards left in all hands, the search plays each deal's end exactly
+        #: (:mod:`engine.ai.five35_endgame`, up to ``endgame_nodes`` positions a deal); 0: never
+        self.endgame_cards = 0
+        self.endgame_nodes = 4000
+        #: whether only the own seat searches the end (the others play their models), not every seat
+        self.endgame_own = False
         self.info = info
         self.det = Five35Determinizer(view, info, rng)
         self.base = self.det.base

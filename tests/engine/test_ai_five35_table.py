@@ -71,3 +71,23 @@ def test_the_own_seat_plays_out_with_the_medium_weights_only_at_a_medium_table()
         assert own_weights(st, seat, strict) is five35_playout.STRONG
         models = five35_style.seat_weights(st, seat, five35_playout.HARD, wary.five35_reading)
         assert models.count(five35_style.READING.searcher) == 3
+
+
+def test_below_read_from_seats_every_seat_plays_out_with_the_plain_model():
+    # issue 38, tenth pass: with 2 seats the reading costs more against a searcher written apart
+    # from hard than it wins against medium, so a 2-seat table is played out with the plain model
+    # (every seat with five35_own, no reading); from 3 seats on the reading models the seats
+    from engine.ai import hard
+
+    for players, read in ((2, False), (3, True), (4, True)):
+        state = engine.new_game("535", players=players, seed=5, target=1)
+        view = engine.view(state, engine.to_move(state))
+        game = game_for(view, random.Random(1), heuristic_playouts=True, weights=HARD.five35_own)
+        assert isinstance(game, Five35Game)
+        hard.five35_models(game, HARD)
+        assert (game.seat_weights is not None) == read
+        if not read:
+            assert game.seat_models is None and game.weights is HARD.five35_own
+        # a setting of 2 reads every table, as the hard player did before the tenth pass
+        hard.five35_models(game, HardSettings(five35_read_from=2))
+        assert game.seat_weights is not None
