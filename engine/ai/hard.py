@@ -26,8 +26,8 @@
   ``five35_endgame_own``: only the own seat searches; measured in the tenth pass, no gain, so 0).
   The reading and the own seat's switch apply from ``five35_read_from`` seats on: a table of
   fewer (two seats) is played out with the plain model, every seat with ``five35_own`` (issue 38's
-  tenth pass, at 100 ms with 2 seats: +9.5 points against pimc_race, where the reading had kept
-  hard below the fair share, for 10 points of its 97% against medium).
+  tenth pass, at 100 ms with 2 seats: +10.3 points against pimc_race, where the reading had kept
+  hard below the fair share, +5 against pimc_ucb and ismcts, for 9.6 of its 97.2% against medium).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -111,22 +111,23 @@ def own_weights(st: Five35State, seat: int, settings: HardSettings = HARD) -> fi
 
 def five35_models(game: Five35Game, settings: HardSettings = HARD) -> None:
     """Set up ``game`` (the seat to move's) as the hard player searches it: its own seat's playout
-    weights, each other seat's model read from this round's moves (or drawn per deal), the reward's
-    shaping and the deals' weighing."""
+    weights, each other seat's model read from this round's moves (or drawn per deal; with fewer
+    than ``five35_read_from`` seats, none: every seat plays out with the own weights), the exact
+    ends, the reward's shaping and the deals' weighing."""
     reading, seat = settings.five35_reading, game.info.seat
     game.endgame_cards = settings.five35_endgame
     game.endgame_nodes = settings.five35_endgame_nodes
     game.endgame_own = settings.five35_endgame_own
     if game.base.players < settings.five35_read_from:  # the plain model: every seat as the own
         game.seat_weights = game.seat_models = None   # (game.weights, set by game_for)
-        return
-    own = own_weights(game.base, seat, settings)
-    game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
-    if settings.five35_jitter > 0.0:  # every seat not modelled as the medium player, noisy
-        game.seat_weights = tuple(
-            w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
-            for w in game.seat_weights)
-    game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
+    else:
+        own = own_weights(game.base, seat, settings)
+        game.seat_weights = five35_style.seat_weights(game.base, seat, own, reading)
+        if settings.five35_jitter > 0.0:  # every seat not modelled as the medium player, noisy
+            game.seat_weights = tuple(
+                w if w is five35_playout.MEDIUM else five35_playout.jittered(w, settings.five35_jitter)
+                for w in game.seat_weights)
+        game.seat_models = five35_style.seat_models(game.base, seat, own, reading)
     game.outcome.shaping = settings.five35_shaping
     game.belief_beta = settings.five35_belief
     if settings.five35_safe > 0.0:  # safe play: the plain model is every seat played as STRONG
