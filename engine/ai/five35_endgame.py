@@ -56,19 +56,13 @@ class Search:
             return None
         seat = st.to_move
         moves = _RULES.legal(st)
-        first = moves[0]
         if len(moves) > 1:  # the policy's move first: a tie keeps it
             first = five35_playout.choose(st, self.rows[seat], self.tie, self.weights[seat])
-            if self.only >= 0 and seat != self.only:
-                moves = [first]
+            searching = self.only < 0 or seat == self.only
+            moves = [first] + [m for m in moves if m != first] if searching else [first]
         best: list[float] | None = None
-        for i in range(-1, len(moves)):
-            m = first if i < 0 else moves[i]
-            if i >= 0 and m == first:
-                continue
-            child = st.clone()
-            _RULES.apply(child, m)
-            v = self.outcome.rewards(child) if self.outcome.over(child) else self.value(child)
+        for m in moves:
+            v = self.after(st, m)
             if v is None:
                 return None
             if best is None or v[seat] > best[seat] + 1e-12:
@@ -80,15 +74,21 @@ class Search:
         return best
 
 
+    def after(self, st: State, move: int) -> list[float] | None:
+        """Per seat, the reward once ``move`` is made in ``st``: the round's if it ends there, else
+        :meth:`value`'s."""
+        child = st.clone()
+        _RULES.apply(child, move)
+        return self.outcome.rewards(child) if self.outcome.over(child) else self.value(child)
+
+
 def solve_moves(deal: State, moves: list[int], search: Search) -> list[float] | None:
     """The seat to move's reward after each of ``moves`` in ``deal`` with the round's end searched
     (:class:`Search`); None when the search gives up (the deal is then played out instead)."""
     seat = deal.to_move
     out: list[float] = []
     for m in moves:
-        child = deal.clone()
-        _RULES.apply(child, m)
-        v = search.outcome.rewards(child) if search.outcome.over(child) else search.value(child)
+        v = search.after(deal, m)
         if v is None:
             return None
         out.append(v[seat])

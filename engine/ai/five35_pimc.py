@@ -163,13 +163,12 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         deal = game.sample(rng)
         if game.seat_models is not None:  # the robust reading: this deal's model of each seat
             game.seat_weights = game.seat_models.draw(rng)
+        models = game.seat_weights or (game.weights,) * game.base.players
         if beta > 0.0:
-            models = game.seat_weights or (game.weights,) * game.base.players
             lls.append(five35_belief.log_likelihood(deal, seat, models, beta))
         playout_seed = rng.getrandbits(30)
         solved: list[float] | None = None
         if exact:
-            models = game.seat_weights or (game.weights,) * game.base.players
             only = seat if game.endgame_own else -1
             solved = five35_endgame.solve_moves(deal, moves, five35_endgame.Search(
                 deal, models, game.outcome, game.endgame_nodes, playout_seed, only))
