@@ -4,8 +4,10 @@ replicas; ``run(...) -> FailoverReport``.
 
 A primary with two replicas and three sentinels (:mod:`tests.faults.replicated`; every server
 ``appendfsync always`` and ``min-replicas-to-write 1``), two ``cinq worker`` processes and one ``cinq
-webhook`` process that find the primary through the sentinels and wait for one replica
-(``CINQ_REDIS_MIN_REPLICAS=1``), and the chat platform of the chaos run (:mod:`tests.faults.platform`).
+webhook`` process that find the primary through the sentinels and wait for both replicas
+(``CINQ_REDIS_MIN_REPLICAS=2``, as the roles insist on: ``service.store.connection.too_few_waited``;
+``min_replicas`` 1 shows what waiting for one loses), and the chat platform of the chaos run
+(:mod:`tests.faults.platform`).
 ``tables`` people at a time (a new one whenever a match ends, until ``drive_s``) each ``/play`` a
 private Cinquillo table against AI players in their own chat and press the buttons of their hand
 until the match ends: the room's messages (to the chat) and the
@@ -19,6 +21,9 @@ For the worst moments the sentinels watch the first primary through the fault pr
                then (``kills`` > 1) the new primary at a random moment;
 ``append``     just after it ran a worker's compare-and-append (before the command's acknowledgement);
 ``read``       just after it answered a delivery's read with entries (the reply never arrives);
+``live``       fail over a primary that is still alive (``SENTINEL FAILOVER``, as sentinels that wrongly
+               judge it down do), ``kills`` times: it keeps its clients, and the replica that is not
+               promoted, for a moment;
 ``partition``  cut the primary off from both replicas (raw proxies on their replication links) for
                ``partition_s``: the sentinels still see it, so no failover; nothing may be
                acknowledged meanwhile, and all goes on after the cut heals;
@@ -55,7 +60,7 @@ from tests.faults.proxy import Proxy, command, evalsha, has_entries, xreadgroup
 from tests.faults.redis_server import RedisServer
 from tests.faults.replicated import Replicated
 
-FAULTS = ("random", "xadd", "append", "read", "partition", "cluster")
+FAULTS = ("random", "xadd", "append", "read", "live", "partition", "cluster")
 
 
 @dataclass
@@ -63,6 +68,7 @@ class FailoverReport(ChaosReport):
     """A chaos report plus what a failover may break (see the module docstring)."""
 
     fault: str = ""
+    min_replicas: int = 0
     kills: int = 0
     partitions: int = 0
     promotions: int = 0
@@ -75,7 +81,8 @@ class FailoverReport(ChaosReport):
     def line(self) -> str:
         """One line of bench/results/failover.txt."""
         rec = percentiles(self.recovery_s)
-        return (f"{self.fault:<9} seed {self.seed:>3}: {self.kills} kills, {self.partitions} partitions, "
+        return (f"{self.fault:<9} seed {self.seed:>3} WAIT {self.min_replicas}: {self.kills} kills, "
+                f"{self.partitions} partitions, "
                 f"{self.promotions} promotions; {self.acknowledged} acknowledged of {self.requests} "
                 f"requests ({self.statuses}); lost {len(self.lost)}, doubled {len(self.twice)}, "
                 f"undone {len(self.undone)}; callbacks {self.callbacks_received} received, "
@@ -89,9 +96,10 @@ class FailoverReport(ChaosReport):
 class FailoverRun(Run):
     """The processes and records of one run (the chaos run's, on a Sentinel deployment)."""
 
-    def __init__(self, seed: int, workdir: Path, fault: str, stall_s: float) -> None:
+    def __init__(self, seed: int, workdir: Path, fault: str, stall_s: float, min_replicas: int = 2) -> None:
         super().__init__(seed, workdir, workers=2, claim_idle_ms=30_000, stall_s=stall_s)
         self.fault = fault
+        self.min_replicas = min_replicas
         self.redis = Replicated(workdir / "redis", replicas=2, sentinels=3, min_replicas=1)
         # The sentinels (so every client) reach the first primary through the fault proxy; the
         # replicas' replication links go through raw proxies that a partition cuts.
@@ -103,7 +111,8 @@ class FailoverRun(Run):
 
     def env(self, **extra: str) -> dict[str, str]:
         return _env("", CINQ_REDIS_SENTINELS=json.dumps(self.redis.sentinel_addresses),
-                    CINQ_REDIS_MIN_REPLICAS="1", CINQ_REDIS_REPLICA_TIMEOUT_MS="1000", **extra)
+                    CINQ_REDIS_MIN_REPLICAS=str(self.min_replicas), CINQ_REDIS_REPLICA_TIMEOUT_MS="1000",
+                    **extra)
 
     def spawn_worker(self) -> None:
         env = self.env(CINQ_CLAIM_IDLE_MS=str(self.claim_idle_ms), CINQ_LEASE_MS="2000",
@@ -217,6 +226,17 @@ class FailoverRun(Run):
         await asyncio.to_thread(victim.start)
         self.note(f"old primary :{victim.port} restarted")
 
+    async def fail_over(self) -> None:
+        """``SENTINEL FAILOVER``: a replica promoted while the primary lives on (see ``live``)."""
+        old = await asyncio.to_thread(self.redis.primary_now)
+        assert old is not None
+        at = time.monotonic()
+        await asyncio.to_thread(self.redis.fail_over)
+        self.note(f"SENTINEL FAILOVER of the live primary :{old.port}")
+        promoted = await self._promotion(old)
+        self.promotions.append((at, promoted))
+        self.note(f"promoted after {promoted - at:.1f} s")
+
     async def _healthy(self, timeout_s: float = 60.0) -> None:
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
@@ -244,6 +264,13 @@ class FailoverRun(Run):
                     await self._healthy()
                     await asyncio.sleep(self.rng.random() * 3.0)
                 await self.kill_primary()
+            return
+        if fault == "live":
+            for n in range(kills):
+                if n:
+                    await self._healthy()
+                    await asyncio.sleep(self.rng.random() * 3.0)
+                await self.fail_over()
             return
         if fault == "partition":
             for link in self.links:
@@ -305,16 +332,17 @@ async def undone(receiver: Any, side: Any, keys: Any) -> list[str]:
 
 async def run(*, fault: str = "random", tables: int = 30, seed: int = 36, drive_s: float = 40.0,
               strike_at: float = 8.0, kills: int = 2, partition_s: float = 4.0, quiesce_s: float = 60.0,
-              stall_s: float = 8.0, workdir: Path) -> FailoverReport:
+              stall_s: float = 8.0, min_replicas: int = 2, workdir: Path) -> FailoverReport:
     """One run (see the module docstring); returns its report."""
     assert fault in FAULTS, fault
-    report = FailoverReport(seed=seed, tables=tables, fault=fault)
+    report = FailoverReport(seed=seed, tables=tables, fault=fault,
+                            min_replicas=1 if fault == "cluster" else min_replicas)
     if fault == "cluster":
         from tests.faults.cluster_failover import ClusterRun
 
         r: FailoverRun = ClusterRun(seed, workdir, stall_s)
     else:
-        r = FailoverRun(seed, workdir, fault, stall_s)
+        r = FailoverRun(seed, workdir, fault, stall_s, min_replicas)
     side: Any = None
     try:
         await r.start()
@@ -380,9 +408,12 @@ if __name__ == "__main__":
     ap.add_argument("--faults", default=",".join(FAULTS))
     ap.add_argument("--seeds", default="36")
     ap.add_argument("--tables", type=int, default=30)
+    ap.add_argument("--min-replicas", type=int, default=2,
+                    help="CINQ_REDIS_MIN_REPLICAS of the Sentinel runs")
     args = ap.parse_args()
     for seed in (int(s) for s in args.seeds.split(",")):
         for f in args.faults.split(","):
             with tempfile.TemporaryDirectory(prefix="cinq-failover-") as d:
-                print(asyncio.run(run(fault=f, seed=seed, tables=args.tables, workdir=Path(d))).line(),
+                print(asyncio.run(run(fault=f, seed=seed, tables=args.tables, workdir=Path(d),
+                                      min_replicas=args.min_replicas)).line(),
                       flush=True)

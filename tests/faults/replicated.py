@@ -171,6 +171,19 @@ class Replicated:
                 return self.by_port(int(port))
         return None
 
+    def fail_over(self) -> None:
+        """``SENTINEL FAILOVER``: the first sentinel that answers promotes a replica at once, without
+        asking the others and with the primary alive (as sentinels that wrongly judge it down do)."""
+        for sen in self.sentinels:
+            with contextlib.suppress(redis.RedisError, OSError):
+                c = redis.Redis(port=sen.port, socket_timeout=2)
+                try:
+                    c.execute_command("SENTINEL", "FAILOVER", MASTER)
+                finally:
+                    c.close()
+                return
+        raise RuntimeError("no sentinel answered SENTINEL FAILOVER")
+
     def wait_synced(self, timeout_s: float = 30.0, primary: RedisServer | None = None) -> None:
         """Wait until every running server but ``primary`` (default: the first) reports its replication
         link up (to whichever address it replicates from: a proxy's, say)."""

@@ -1,7 +1,9 @@
 """Lose the Redis machine and lose nothing acknowledged (issue 36): one run per fault of
 :mod:`tests.faults.failover` on a real Sentinel deployment (a primary, two replicas, three sentinels)
 or, for ``cluster``, a real Redis Cluster (three masters with a replica each), private matches played
-over signed HTTP by real ``cinq worker`` and ``cinq webhook`` processes.
+over signed HTTP by real ``cinq worker`` and ``cinq webhook`` processes that wait for every replica
+(``live``: the primary failed over while it lives on, which loses acknowledged moves when they wait
+for one replica of two: ``bench/false_failover.py``).
 
 After each: nothing acknowledged lost, nothing applied twice, nothing shown and then undone, every
 callback delivered, every replay exact, no table version drawn over a newer one in any chat, and the
@@ -35,7 +37,7 @@ async def test_a_failover_loses_nothing_acknowledged_and_shows_nothing_it_takes_
         # Nothing is acknowledged while the primary has no replica: the platform was told "not yet".
         assert report.statuses.get("503", 0) > 0, summary
     else:
-        assert report.promotions >= 1 and report.kills >= 1, summary
+        assert report.promotions >= 1 and (report.kills >= 1 or fault == "live"), summary
         assert all(math.isfinite(r) for r in report.recovery_s), f"never answered again\n{summary}"
     assert report.acknowledged >= 24 * 5, summary
     assert not report.lost, f"acknowledged requests never acted on\n{summary}"

@@ -37,7 +37,7 @@ from service.foundation.settings import Settings
 from service.ops.runtime import worker_for
 from service.platform.delivery import Delivery, DeliveryOptions
 from service.platform.outbox import Message
-from service.store.connection import cluster_unsafe
+from service.store.connection import cluster_unsafe, replicas_per_master, too_few_waited
 from service.store.keys import Keys
 from service.store.replicas import NotReplicated, Replicas
 from service.store.repository import history, load
@@ -259,3 +259,21 @@ async def test_a_primary_left_with_no_slot_in_the_clients_map_is_not_waited_for(
         assert mark.count == 2 * (len(c.get_primaries()) - 1)
     finally:
         await c.aclose()
+
+
+async def test_a_cluster_master_with_more_replicas_than_writes_wait_for_is_refused(cluster):
+    """Counted from the cluster's own ``CLUSTER NODES``: a master's second replica (its entry copied
+    under another address: this cluster has one a master) makes waiting for one unsafe (a failover of
+    a live master loses what it acknowledged with the replica not promoted)."""
+    nodes = await cluster.execute_command("CLUSTER NODES", target_nodes=cluster.get_default_node())
+    per_master = replicas_per_master(nodes)
+    assert sorted(per_master.values()) == [1, 1, 1], nodes
+    one = _settings(redis_min_replicas=1)
+    assert too_few_waited("a Redis Cluster master", max(per_master.values()), one) is None
+    address, replica = next((a, n) for a, n in nodes.items() if "slave" in str(n["flags"]).split(","))
+    nodes[address + "0"] = dict(replica)
+    per_master = replicas_per_master(nodes)
+    assert per_master[replica["master_id"]] == 2
+    line = too_few_waited("a Redis Cluster master", max(per_master.values()), one)
+    assert line is not None and "has 2 replicas but CINQ_REDIS_MIN_REPLICAS is 1" in line, line
+    assert "set CINQ_REDIS_MIN_REPLICAS=2" in line and "\n" not in line, line
