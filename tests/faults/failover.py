@@ -223,6 +223,12 @@ class FailoverRun(Run):
         self.promotions.append((at, promoted))
         self.note(f"promoted after {promoted - at:.1f} s")
         await asyncio.sleep(1.0)
+        # It was the primary: a server the sentinels reconfigured has that in its rewritten config, so
+        # it comes back a primary (the sentinels convert it); not as the replica of the address it was
+        # first started with (now perhaps a replica: replication through it is not the primary's own).
+        if "--replicaof" in victim.extra:
+            i = victim.extra.index("--replicaof")
+            victim.extra = (*victim.extra[:i], *victim.extra[i + 3:])
         await asyncio.to_thread(victim.start)
         self.note(f"old primary :{victim.port} restarted")
 

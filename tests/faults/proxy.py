@@ -38,8 +38,9 @@ Every command is logged (:attr:`Proxy.log`, most recent 200k); new connections k
 after any kill, and fail at once (connection closed) while the server is down.
 
 ``Proxy(server, raw=True)`` relays bytes without reading them (a replica's replication link, which is
-not request and reply); :meth:`Proxy.partition` cuts every connection and refuses new ones until
-:meth:`Proxy.heal`, as a network partition between its two sides would.
+not request and reply; a connection of a parsing proxy turns raw at a replica's ``PSYNC``/``SYNC``, so
+that a replica may replicate through it too); :meth:`Proxy.partition` cuts every connection and
+refuses new ones until :meth:`Proxy.heal`, as a network partition between its two sides would.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ ACTIONS = frozenset({"kill_before", "kill_after", "drop_reply", "kill_server_bef
                      "pause", "hook"})
 _AFTER = frozenset({"kill_after", "drop_reply", "kill_server_after"})
 _BLOCKING = frozenset({"XREAD", "XREADGROUP", "BLPOP", "BRPOP", "BLMOVE", "BZPOPMIN", "BZPOPMAX", "WAIT"})
+#: a replica's sync: what follows on its connection is a replication stream (relayed raw)
+_REPLICATION = frozenset({"PSYNC", "SYNC"})
 _SCRIPTS = frozenset({"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"})
 
 
@@ -374,6 +377,12 @@ class _Conn:
                 if rule is None:
                     out += raw
                     self.pending.append((cmd, None))
+                    if name in _REPLICATION:  # a replica's link: from here on a stream, not replies
+                        out += buf[pos:]
+                        await self._send(out)
+                        assert self.uwriter is not None
+                        await _pump(self.creader, self.uwriter)
+                        return
                     continue
                 await self._send(out)
                 if not await self._strike(rule, cmd, raw):
@@ -429,7 +438,15 @@ class _Conn:
                 return
             buf += data
             pos = start = 0
-            while (end := resp.reply_end(buf, pos)) >= 0:
+            while True:
+                if self.pending and self.pending[0][0].name in _REPLICATION:
+                    # The sync's answer, an RDB payload and the command stream follow: relayed raw.
+                    self.cwriter.write(bytes(buf[start:]))
+                    await self.cwriter.drain()
+                    await _pump(ureader, self.cwriter)
+                    return
+                if (end := resp.reply_end(buf, pos)) < 0:
+                    break
                 if buf[pos] == resp.PUSH or not self.pending:
                     pos = end
                     continue

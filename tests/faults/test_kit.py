@@ -276,3 +276,22 @@ async def test_a_sentinel_whose_port_another_listener_holds_says_so(proxy, redis
             await asyncio.to_thread(sentinel.start)
     finally:
         sentinel.stop()
+
+
+async def test_a_replica_replicates_through_a_parsing_proxy(proxy, direct, tmp_path):
+    """Its ``PSYNC`` turns the connection raw: the full sync's RDB payload (a bulk string without the
+    closing CRLF) and the command stream reach it whole, and the primary counts it online (the
+    failover runs' replicas replicate from a primary the sentinels know by the proxy's port)."""
+    await direct.set("before", "1")
+    replica = RedisServer(tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(proxy.port))).start()
+    client = aioredis.Redis(port=replica.port)
+    try:
+        await direct.set("after", "2")
+        deadline = time.monotonic() + 30
+        while await client.get("after") != b"2" or await client.get("before") != b"1":
+            assert time.monotonic() < deadline, await client.info("replication")
+            await asyncio.sleep(0.05)
+        assert await direct.execute_command("WAIT", 1, 5000) == 1
+    finally:
+        await client.aclose()
+        replica.stop()
