@@ -119,9 +119,9 @@ def too_few_waited(who: str, replicas: int, settings: Any) -> str | None:
     A failover of a primary that is still alive (sentinels that wrongly judge it down, an operator's
     ``SENTINEL FAILOVER``) promotes one replica while the old primary keeps its clients, and the
     replicas not promoted, for a moment: with fewer waited for than it has replicas, it goes on
-    acknowledging moves that one of those confirms and the new primary never gets (measured:
-    ``bench/results/failover.txt``, fault ``live``).  Waiting for every replica makes the promoted one
-    a replica that every acknowledged move reached."""
+    acknowledging moves that one of those confirms and the new primary never gets (measured by
+    ``bench/false_failover.py``: ``bench/results/failover.txt``).  Waiting for every replica makes the
+    promoted one a replica that every acknowledged move reached."""
     if replicas <= settings.redis_min_replicas:
         return None
     return (f"{who} has {replicas} replicas but CINQ_REDIS_MIN_REPLICAS is {settings.redis_min_replicas}: "
