@@ -137,15 +137,11 @@ async def sentinel_unsafe(settings: Any) -> str | None:
     sentinel that answers is not a reason to refuse (the roles wait for the store as they always do)."""
     if not settings.redis_sentinels:
         return None
-    from redis.asyncio.sentinel import Sentinel
-
-    sentinel = Sentinel([sentinel_address(s) for s in settings.redis_sentinels],  # type: ignore[no-untyped-call]
-                        sentinel_kwargs={"socket_timeout": SENTINEL_TIMEOUT_S,
-                                         "socket_connect_timeout": SENTINEL_TIMEOUT_S, **_auth(settings)})
+    sentinel = _sentinels(settings)
     try:
         for s in sentinel.sentinels:
             try:
-                listed = await s.sentinel_slaves(settings.redis_sentinel_master)  # type: ignore[no-untyped-call]
+                listed = await s.sentinel_slaves(settings.redis_sentinel_master)
             except RedisError:
                 continue
             return too_few_waited("the primary the sentinels name", len(listed), settings)
@@ -172,9 +168,15 @@ def _creds(settings: Any) -> dict[str, Any]:
     return {k: parsed[k] for k in ("db", "username", "password") if parsed.get(k) is not None}
 
 
-def _auth(settings: Any) -> dict[str, Any]:
-    """The user and password the sentinels are reached with (``REDIS_URL``'s)."""
-    return {k: v for k, v in _creds(settings).items() if k in ("username", "password")}
+def _sentinels(settings: Any) -> Any:
+    """redis-py's :class:`~redis.asyncio.sentinel.Sentinel` of ``CINQ_REDIS_SENTINELS``, reached with
+    ``REDIS_URL``'s user and password and a short timeout."""
+    from redis.asyncio.sentinel import Sentinel
+
+    auth = {k: v for k, v in _creds(settings).items() if k in ("username", "password")}
+    return Sentinel([sentinel_address(s) for s in settings.redis_sentinels],  # type: ignore[no-untyped-call]
+                    sentinel_kwargs={"socket_timeout": SENTINEL_TIMEOUT_S,
+                                     "socket_connect_timeout": SENTINEL_TIMEOUT_S, **auth})
 
 
 def sentinel_client(settings: Any, **pool: Any) -> Any:
@@ -182,10 +184,4 @@ def sentinel_client(settings: Any, **pool: Any) -> Any:
 
     The database, user and password come from ``REDIS_URL`` when it is set (its host is ignored);
     the sentinels are reached with the same user and password."""
-    from redis.asyncio.sentinel import Sentinel
-
-    creds = _creds(settings)
-    sentinel = Sentinel([sentinel_address(s) for s in settings.redis_sentinels],  # type: ignore[no-untyped-call]
-                        sentinel_kwargs={"socket_timeout": SENTINEL_TIMEOUT_S,
-                                         "socket_connect_timeout": SENTINEL_TIMEOUT_S, **_auth(settings)})
-    return sentinel.master_for(settings.redis_sentinel_master, **creds, **pool)
+    return _sentinels(settings).master_for(settings.redis_sentinel_master, **_creds(settings), **pool)
