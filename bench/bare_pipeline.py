@@ -1,8 +1,8 @@
 """The bare ceiling of the design on this machine: commands through Redis streams with no game logic.
 
 Vendored from ``../shared/bench/bare_pipeline.py`` (the design's reference, unchanged but for this
-docstring, one line split for the length and the
-server's CPU time printed) so that ``bench/pipeline.py`` and CI have it anywhere.
+docstring, one line split for the length, and the server's and this worker's CPU time printed) so
+that ``bench/pipeline.py`` and CI have it anywhere.
 
 A producer XADDs N commands spread over T tables into one command stream; one worker process reads them
 with XREADGROUP (COUNT 64), compare-and-appends one event per command to its table's stream with a Lua
@@ -10,6 +10,7 @@ script (expected version), adds one outbox entry in the same script, and XACKs. 
 usage: bare_pipeline.py REDIS_URL [N] [TABLES]
 """
 import asyncio
+import os
 import sys
 import time
 
@@ -48,7 +49,7 @@ async def main(url, n, tables):
     versions = {}
     done = 0
     cpu0 = await redis_cpu(r)
-    t0 = time.perf_counter()
+    t0, own0 = time.perf_counter(), os.times()
     while done < n:
         resp = await r.xreadgroup("w", "c1", {"bare:cmd": ">"}, count=64, block=100)
         if not resp:
@@ -64,10 +65,13 @@ async def main(url, n, tables):
                 ids.append(mid)
             await r.xack("bare:cmd", "w", *ids)
             done += len(ids)
-    dt = time.perf_counter() - t0
+    dt, own = time.perf_counter() - t0, os.times()
     served = await redis_cpu(r) - cpu0
+    # (added to the reference: the worker's own CPU, user and system, to show where a run's time went)
+    user, system = (own.user - own0.user) / n * 1e6, (own.system - own0.system) / n * 1e6
     print(f"bare pipeline: {n / dt:.0f} commands/s over {tables} tables, one worker "
-          f"(Redis CPU {served / n * 1e6:.0f} us per command)")
+          f"(Redis CPU {served / n * 1e6:.0f} us per command; worker CPU user {user:.1f}, "
+          f"system {system:.1f} us per command)")
     old = [k async for k in r.scan_iter(match="bare:*")]
     if old:
         await r.delete(*old)

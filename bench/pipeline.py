@@ -19,7 +19,10 @@ port, and stops it at the end: nothing else shares it, and nothing of another us
    ../shared/bench/) on the same Redis, with the same python, once before the service's run and once
    after, and prints the service's throughput over their mean: the machines are shared, so only a
    ratio of one run says something.  ``--check FLOOR`` exits non-zero when that ratio is below
-   FLOOR in each of ``--attempts`` runs (``make bench-check``: 2.0, 3 runs; CI: 1.2).
+   FLOOR in each of ``--attempts`` runs (``make bench-check``: 2.0, 3 runs; CI: 0.5, 10 runs), or
+   with ``--gc-max SHARE`` when the garbage collector took more than SHARE of the worker's CPU (CI:
+   0.12).  ``--unfrozen`` runs the worker as it was before issue 33's fix (heap not frozen, CPython's
+   thresholds), to show what the guards say of that regression.
 
 Only keys under the prefix ``bench:pl:`` are touched (deleted before and after): not those of another
 benchmark sharing the Redis (``bench:wh:``, bench/webhook.py's; deleting them under it, leases
@@ -64,6 +67,7 @@ from tools.loopback import free_port
 
 PREFIX = "bench:pl:"
 PROFILE = 0  # --profile N: the throughput run under cProfile, its N costliest functions printed
+UNFROZEN = False  # --unfrozen: the heap not frozen, CPython's thresholds (issue 33's regression)
 GEN0 = 0  # --gen0 N: the young generation's threshold instead of the worker's (Worker.freeze_heap)
 BARE = Path(__file__).resolve().parent / "bare_pipeline.py"
 PRODUCER = Path(__file__).resolve().parent / "producer.py"
@@ -161,8 +165,9 @@ async def redis_cpu(r: Any) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
-async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int]:
-    """Prefill ``n`` scripted moves, then time the worker until all are appended."""
+async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tuple[float, int, float]:
+    """Prefill ``n`` scripted moves, then time the worker until all are appended; (commands/s,
+    commands, the garbage collector's share of the worker's CPU)."""
     cmds = next_commands(tables, n, worker.keys)
     for i in range(0, len(cmds), 1000):
         await xadd_all(r, cmds[i:i + 1000], stamp=False)
@@ -206,7 +211,7 @@ async def throughput(worker: Any, r: Any, tables: dict[str, Any], n: int) -> tup
     print(f"  (worker CPU {cpu / done * 1e6:.0f} us per command, of which garbage collection "
           f"{gc_time[0] / done * 1e6:.0f} us; {cpu / dt:.0%} of one core; Redis CPU "
           f"{served / done * 1e6:.0f} us per command)")
-    return done / dt, done
+    return done / dt, done, gc_time[0] / cpu
 
 
 async def latency(worker: Any, url: str, tables: dict[str, Any], rate: float,
@@ -316,8 +321,9 @@ def start_redis(port: int | None) -> tuple[subprocess.Popen[bytes], str]:
     return proc, url
 
 
-async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> float:
-    """The service's part of the run; returns its throughput (commands/s)."""
+async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> tuple[float, float]:
+    """The service's part of the run; returns its throughput (commands/s) and the garbage collector's
+    share of the worker's CPU in it."""
     logs.configure("WARNING")
     settings = Settings(redis_url=url, key_prefix=PREFIX, turn_seconds=0, batch=256, block_ms=5)
     r = aioredis.from_url(url)
@@ -328,10 +334,13 @@ async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> f
         tables = await setup_tables(r, settings, n_tables, worker)
         # As Worker.run does at its start (the heap frozen, the young generation's threshold set),
         # once the setup's tables are in the cache: drain() alone does neither.
-        worker.freeze_heap()
+        if UNFROZEN:
+            gc.set_threshold(700, 10, 10)  # CPython's default, no freezing: the regression of issue 33
+        else:
+            worker.freeze_heap()
         if GEN0:
             gc.set_threshold(GEN0, *gc.get_threshold()[1:])  # --gen0: another threshold, to compare
-        rate, done = await throughput(worker, r, tables, n_commands)
+        rate, done, gc_share = await throughput(worker, r, tables, n_commands)
         print(f"service pipeline: {rate:.0f} commands/s ({done} scripted moves over {n_tables} tables, "
               "one worker)")
         lat = await latency(worker, url, tables, rate / 2, seconds)
@@ -345,27 +354,36 @@ async def service(url: str, n_tables: int, n_commands: int, seconds: float) -> f
     finally:
         await clean(r)
         await r.aclose()
-    return rate
+    return rate, gc_share
 
 
 def main(url: str, n_tables: int, n_commands: int, seconds: float, check: float | None,
-         attempts: int = 1) -> int:
+         attempts: int = 1, gc_max: float | None = None) -> int:
     """Bare, service, bare again; the ratio; with ``check``, 1 when the ratio is below it in each of
-    ``attempts`` runs (a shared machine's noise can sink one run: a regression sinks every one)."""
-    ratio = 0.0
+    ``attempts`` runs (a shared machine's noise can sink one run: a regression sinks every one).
+    ``gc_max``: 1 as well when the garbage collector's share of the worker's CPU is above it in every
+    run (a share of one process's CPU: the machine changes it little, unlike the ratio)."""
+    ratio, gc_share = 0.0, 0.0
     for attempt in range(1, attempts + 1):
         before = bare(url, n_commands, n_tables)
-        rate = asyncio.run(service(url, n_tables, n_commands, seconds))
+        rate, gc_share = asyncio.run(service(url, n_tables, n_commands, seconds))
         after = bare(url, n_commands, n_tables)
         ratio = rate / ((before + after) / 2)
         print(f"ratio service/bare: {ratio:.2f} (bare pipeline {before:.0f} before and {after:.0f} after, "
               "same run)")
-        if check is None or ratio >= check:
+        ratio_ok = check is None or ratio >= check
+        gc_ok = gc_max is None or gc_share <= gc_max
+        if ratio_ok and gc_ok:
             return 0
         if attempt < attempts:
-            print(f"(below the floor of {check}x in run {attempt} of {attempts}: once more)")
-    print(f"FAIL: the pipeline is at {ratio:.2f}x the bare pipeline, below the floor of {check}x "
-          f"in {attempts} run(s)")
+            why = f"below the floor of {check}x" if not ratio_ok else f"gc {gc_share:.0%} above {gc_max:.0%}"
+            print(f"({why} in run {attempt} of {attempts}: once more)")
+    if not ratio_ok:
+        print(f"FAIL: the pipeline is at {ratio:.2f}x the bare pipeline, below the floor of {check}x "
+              f"in {attempts} run(s)")
+    else:
+        print(f"FAIL: garbage collection takes {gc_share:.0%} of the worker's CPU, above {gc_max:.0%} "
+              f"in {attempts} run(s)")
     return 1
 
 
@@ -381,17 +399,21 @@ if __name__ == "__main__":
                    help="exit 1 if the ratio to the bare pipeline is below FLOOR")
     p.add_argument("--attempts", type=int, default=1, metavar="N",
                    help="with --check: fail only when N runs in a row are below the floor")
+    p.add_argument("--gc-max", type=float, default=None, metavar="SHARE",
+                   help="with --check: fail too when gc takes more than SHARE (0-1) of the worker's CPU")
+    p.add_argument("--unfrozen", action="store_true",
+                   help="the worker's heap not frozen and CPython's gc thresholds (issue 33's regression)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="run the throughput part under cProfile and print its N costliest functions")
     p.add_argument("--gen0", type=int, default=0, metavar="N",
                    help="collect the young generation every N containers instead of the worker's threshold")
     a = p.parse_args()
-    PROFILE, GEN0 = a.profile, a.gen0
+    PROFILE, GEN0, UNFROZEN = a.profile, a.gen0, a.unfrozen
     proc = None
     if a.redis_url is None:
         proc, a.redis_url = start_redis(a.port)
     try:
-        code = main(a.redis_url, a.tables, a.commands, a.seconds, a.check, a.attempts)
+        code = main(a.redis_url, a.tables, a.commands, a.seconds, a.check, a.attempts, a.gc_max)
     finally:
         if proc is not None:
             proc.terminate()
