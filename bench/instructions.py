@@ -5,11 +5,11 @@ usage: bench/instructions.py [--tables 100] [--commands 1000] [--check MAX] [--u
 ``bench/pipeline.py`` divides two rates measured in seconds, and which of the two a machine favours
 depends on the machine: the bare pipeline is one round trip per command (its cost is mostly system
 calls and Redis), the service a batch per round trip (its cost is mostly the interpreter over a large
-heap).  The same unchanged code gave 0.60-0.90x on one machine of this kind (stop 50, its CI run) and
-1.58-1.72x on another (stop 51).  Instructions do not depend on the machine: callgrind counts them
-the same run after run for the same code, Python and inputs (PYTHONHASHSEED fixed), whatever else
-the machine is doing (bench/results/pipeline.txt).  So the guard of the hot path (issue 33) is this
-ratio:
+heap).  The same unchanged code gave 0.60-0.90x on one machine of this kind (stop 50, its CI run), and
+0.95-1.78x on another within two hours (stop 51).  Instructions do not depend on the machine:
+callgrind counts them the same run after run for the same code, Python and inputs (PYTHONHASHSEED
+fixed), whatever else the machine is doing (bench/results/pipeline.txt).  So the guard of the hot
+path (issue 33) is this ratio:
 
 * the service: ``--tables`` two-person Cinquillo tables are set up (bench/pipeline.py's set-up, not
   counted), the heap frozen as ``Worker.run`` does, ``--commands`` scripted moves written to the
