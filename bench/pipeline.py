@@ -400,7 +400,7 @@ if __name__ == "__main__":
     p.add_argument("--attempts", type=int, default=1, metavar="N",
                    help="with --check: fail only when N runs in a row are below the floor")
     p.add_argument("--gc-max", type=float, default=None, metavar="SHARE",
-                   help="with --check: fail too when gc takes more than SHARE (0-1) of the worker's CPU")
+                   help="fail (too) when gc takes more than SHARE (0-1) of the worker's CPU in every run")
     p.add_argument("--unfrozen", action="store_true",
                    help="the worker's heap not frozen and CPython's gc thresholds (issue 33's regression)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
