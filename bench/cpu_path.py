@@ -22,12 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -87,20 +82,12 @@ def measure(tables: int, moves: int, reps: int) -> tuple[int, float]:
 
 
 def under_callgrind(tables: int, moves: int) -> int:
-    """Run one pass under callgrind; print and return the instructions a decision took."""
-    if shutil.which("valgrind") is None:
-        sys.exit("--callgrind needs valgrind (apt-get install valgrind)")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-                        "--toggle-collect=starmap_next", sys.executable, __file__, "--tables", str(tables),
-                        "--moves", str(moves), "--reps", "1"], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        summary = re.search(rb"^summary: (\d+)", out.read_bytes(), re.M)
-    if summary is None:
-        sys.exit("callgrind wrote no summary")
-    total = int(summary.group(1))
+    """Run one pass under callgrind (bench/instructions.py's run, counting inside ``starmap``); print
+    and return the instructions a decision took."""
+    from bench.instructions import _callgrind
+
+    args = [__file__, "--tables", str(tables), "--moves", str(moves), "--reps", "1"]
+    total = _callgrind(args, toggle=True)["Ir"]
     per = total // (tables * moves)
     print(f"cpu path: {per:,} instructions a decision ({total:,} for {tables * moves} decisions, callgrind)")
     return per
