@@ -107,7 +107,8 @@ NEUTRAL: dict[str, Any] = {"draw": False, "plain": 0.0, "cinquillo_belief_plain"
                            "five35_overrule_z": 0.0, "five35_jitter": 0.0,
                            "five35_shaping": 0.0, "five35_belief": 0.0, "hindsight": 0.0,
                            "five35_safe": 0.0, "five35_read_from": 3,
-                           "five35_endgame": 0, "five35_endgame_nodes": 4000, "five35_endgame_own": False}
+                           "five35_endgame": 0, "five35_endgame_nodes": 4000, "five35_endgame_own": False,
+                           "five35_own_tree": 0, "five35_own_widen": 0.5, "five35_own_c": 0.5}
 
 
 #: the fields of a playout policy's weights (the compiled class has no ``__slots__`` to read)

@@ -30,6 +30,9 @@ How the budget is spent:
   cards are left in all hands, each deal's end is searched whole (:mod:`engine.ai.five35_endgame`,
   every seat's best reply, or only the own seat's with ``game.endgame_own``) instead of played out;
   a deal whose search would pass ``game.endgame_nodes`` positions is played out as usual.
+* **Own tree** (``own_tree``, off in the hard player unless its settings ask): the own seat's
+  next decisions in each playout are searched by an open-loop tree per root move
+  (:mod:`engine.ai.five35_owntree`) instead of played by the policy.
 * **Budget**: as many deals as the time budget allows (up to an iteration cap); a deal is not
   started when the last one's cost would overrun the budget, so a decision stays within it.
 
@@ -49,7 +52,14 @@ import random
 from collections.abc import Callable
 from typing import Final
 
-from engine.ai import belief_weights, five35_belief, five35_endgame, five35_playout, medium_five35
+from engine.ai import (
+    belief_weights,
+    five35_belief,
+    five35_endgame,
+    five35_owntree,
+    five35_playout,
+    medium_five35,
+)
 from engine.ai.games import Five35Game
 from engine.five35.piles import NCARDS, PASS
 
@@ -120,7 +130,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
              budget_s: float | None = None, clock: Callable[[], float] | None = None,
              race_z: float = 0.0,
              history: dict[int, list[float]] | None = None,
-             plain_totals: dict[int, float] | None = None) -> dict[int, tuple[int, float]]:
+             plain_totals: dict[int, float] | None = None,
+             own_tree: tuple[int, float, float] = (0, 0.0, 0.0)) -> dict[int, tuple[int, float]]:
     """Play each of ``moves`` out on shared deals; per move, the deals it was played on and its
     total reward.  Stops after ``iterations`` deals or ``budget_s`` seconds on ``clock`` (whichever
     first; a deal is not started when the last one's cost would overrun the budget, so a decision
@@ -129,7 +140,9 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     more (its count stops there), and the search ends when one move is left.  ``history``, if
     given (empty), receives every move's reward deal by deal.  ``plain_totals``, if given (empty)
     and the game has ``plain_weights``, receives every move's total reward on the same deals and
-    playout seeds played out with those models instead (each deal then costs twice as much)."""
+    playout seeds played out with those models instead (each deal then costs twice as much).
+    ``own_tree`` (depth, widen, c) with a depth > 0: the own seat's next ``depth`` decisions in
+    each playout are searched by a tree per move (:mod:`engine.ai.five35_owntree`)."""
     if iterations is None and (budget_s is None or clock is None):
         raise ValueError("give an iteration count, or a time budget with a clock")
     rules = game.rules
@@ -151,6 +164,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
     now = clock() if clock is not None else 0.0
     deadline = now + budget_s if clock is not None and budget_s is not None else None
     done = 0
+    depth, widen, c = own_tree
+    trees = {m: five35_owntree.Node() for m in moves} if depth > 0 else {}
     while len(moves) > 1:
         if iterations is not None and done >= iterations:
             break
@@ -175,6 +190,10 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         for i, m in enumerate(moves):
             if solved is not None:
                 r = solved[i]
+            elif depth > 0:
+                st = deal.clone()
+                rules.apply(st, m)
+                r = five35_owntree.play(game, st, playout_seed, seat, trees[m], depth, widen, c)
             else:
                 st = deal.clone()
                 rules.apply(st, m)
@@ -207,7 +226,8 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
 
 def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budget_s: float | None,
            clock: Callable[[], float] | None, top: int = 0, race_z: float = 0.0,
-           overrule_z: float = 0.0, safe: float = 0.0) -> int:
+           overrule_z: float = 0.0, safe: float = 0.0,
+           own_tree: tuple[int, float, float] = (0, 0.0, 0.0)) -> int:
     """The hard player's move (an int of the fast path) for the seat to move in ``game``: among
     the :func:`shortlist` of ``top`` plays (0: every move), raced at ``race_z`` (0: not raced,
     see :func:`evaluate`); with ``overrule_z`` > 0, the own playout policy's move unless the best
@@ -216,7 +236,8 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     the game's ``plain_weights`` set (**safe play**, issue 38): every deal is also played out with
     those models, and the best move by the seats' models is chosen only among the moves whose
     mean with the plain models is within ``safe`` of the best one's there, so that a move which
-    pays only if the reading is right cannot cost more than that when it is wrong."""
+    pays only if the reading is right cannot cost more than that when it is wrong.  ``own_tree``:
+    see :func:`evaluate`."""
     legal = game.rules.legal(game.base)
     win = winning_move(game, legal)
     if win is not None:
@@ -227,7 +248,7 @@ def choose(game: Five35Game, rng: random.Random, *, iterations: int | None, budg
     history: dict[int, list[float]] | None = {} if overrule_z > 0.0 else None
     plain: dict[int, float] | None = {} if safe > 0.0 and game.plain_weights is not None else None
     stats = evaluate(game, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock,
-                     race_z=race_z, history=history, plain_totals=plain)
+                     race_z=race_z, history=history, plain_totals=plain, own_tree=own_tree)
     most = max(n for n, _ in stats.values())  # the moves still in the race (every move if none)
     allowed = moves
     if plain and most > 0:  # safe play: the moves within ``safe`` of the plain models' best

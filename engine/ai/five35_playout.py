@@ -107,7 +107,7 @@ _ROWS: dict[tuple[int, int], tuple[Tables, Weights, list[list[Row]]]] = {}
 _REQS: dict[int, tuple[Tables, list[list[int]]]] = {}
 
 
-def _reqs_for(tables: Tables) -> list[list[int]]:
+def reqs_for(tables: Tables) -> list[list[int]]:
     """Per pile id, the packed cards each of its rows needs (see :data:`_REQS`)."""
     hit = _REQS.get(id(tables))
     if hit is not None and hit[0] is tables:
@@ -150,11 +150,11 @@ def choose(st: State, rows: list[list[Row]], tie: int, w: Weights = MEDIUM) -> i
     """The policy's move for the seat to move in ``st`` (``rows``: :func:`rows_for` with the same
     weights ``w``, by default the medium player's; ``tie``: a seed in 0..2**30-1 for breaking ties
     uniformly at random)."""
-    return _choose(st, rows, _reqs_for(st.tables), tie, w)
+    return choose_with(st, rows, reqs_for(st.tables), tie, w)
 
 
-def _choose(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w: Weights) -> int:
-    """:func:`choose` with the table's :func:`_reqs_for` looked up once per playout."""
+def choose_with(st: State, rows: list[list[Row]], reqs: list[list[int]], tie: int, w: Weights) -> int:
+    """:func:`choose` with the table's :func:`reqs_for` looked up once per playout."""
     seat = st.to_move
     hand = st.hands[seat] | GUARD
     size = st.counts[seat]
@@ -245,19 +245,19 @@ def rollout(st: State, seed: int, w: Weights = MEDIUM, seats: tuple[Weights, ...
     player, :mod:`engine.ai.five35_style`); ties broken by a generator seeded with ``seed``: the
     same seed, the same playout."""
     rules = _RULES
-    reqs = _reqs_for(st.tables)
+    reqs = reqs_for(st.tables)
     x = seed & _MASK
     if seats is None:
         rows = rows_for(st.tables, w)
         while not st.over and not st.rounds:
             x = (x * _LCG_A + _LCG_C) & _MASK
-            rules.apply(st, _choose(st, rows, reqs, x, w))
+            rules.apply(st, choose_with(st, rows, reqs, x, w))
         return
     per_seat = [rows_for(st.tables, sw) for sw in seats]
     while not st.over and not st.rounds:
         x = (x * _LCG_A + _LCG_C) & _MASK
         seat = st.to_move
-        rules.apply(st, _choose(st, per_seat[seat], reqs, x, seats[seat]))
+        rules.apply(st, choose_with(st, per_seat[seat], reqs, x, seats[seat]))
 
 
 #: the medium form with weights tuned by bench/five35_policy.py to *win* (coordinate search on

@@ -28,6 +28,9 @@
   fewer (two seats) is played out with the plain model, every seat with ``five35_own`` (issue 38's
   tenth pass, at 100 ms with 2 seats: +10.3 points against pimc_race, where the reading had kept
   hard below the fair share, +5 against pimc_ucb and ismcts, for 9.6 of its 97.2% against medium).
+  ``five35_own_tree`` > 0 searches the own seat's next that many decisions in each playout
+  (:mod:`.five35_owntree`: an open-loop tree per root move, ``five35_own_widen`` and
+  ``five35_own_c`` its widening and exploration; 0: the policy plays them).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
@@ -87,6 +90,9 @@ class HardSettings:
     five35_endgame: int = 0
     five35_endgame_nodes: int = 4000
     five35_endgame_own: bool = False
+    five35_own_tree: int = 0
+    five35_own_widen: float = 0.5
+    five35_own_c: float = 0.5
 
     def iterations(self, game: str) -> int:
         """The iteration cap of ``game`` ("cinquillo" or "535")."""
@@ -155,7 +161,8 @@ def hard_move(view: dict[str, Any], rng: random.Random, *, settings: HardSetting
         return str(rules.encode(game.base, five35_pimc.choose(
             game, rng, iterations=iterations, budget_s=budget_s, clock=clock,
             top=settings.five35_shortlist, race_z=settings.five35_race_z,
-            overrule_z=settings.five35_overrule_z, safe=settings.five35_safe)))
+            overrule_z=settings.five35_overrule_z, safe=settings.five35_safe,
+            own_tree=(settings.five35_own_tree, settings.five35_own_widen, settings.five35_own_c))))
     root_moves = rules.legal(game.base)
     z = settings.cinquillo_overrule_z
     default = game.medium(rng) if z is not None else -1
