@@ -30,8 +30,8 @@ How the budget is spent:
   cards are left in all hands, each deal's end is searched whole (:mod:`engine.ai.five35_endgame`,
   every seat's best reply, or only the own seat's with ``game.endgame_own``) instead of played out;
   a deal whose search would pass ``game.endgame_nodes`` positions is played out as usual.
-* **Own tree** (``own_tree``, off in the hard player unless its settings ask): the own seat's
-  next decisions in each playout are searched by an open-loop tree per root move
+* **Own tree** (``own_tree``; the hard player's next two decisions): the own seat's next
+  decisions in each playout are searched by an open-loop tree per root move
   (:mod:`engine.ai.five35_owntree`) instead of played by the policy.
 * **Budget**: as many deals as the time budget allows (up to an iteration cap); a deal is not
   started when the last one's cost would overrun the budget, so a decision stays within it.
