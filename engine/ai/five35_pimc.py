@@ -4,9 +4,10 @@ Why not a tree search: the rounds a search plays out are only as good as their p
 uniformly random playouts (which a tree needs to stay unbiased) shed cards in a way no player
 does.  Here every legal move is played out with a heuristic policy for every seat
 (:mod:`engine.ai.five35_playout`: the game's ``seat_weights``, a model of each player, see
-:mod:`engine.ai.five35_style`), which is a far better model of how a round goes on (Long et al.,
-"Understanding the success of perfect information Monte Carlo sampling in game tree search", AAAI
-2010, on why this works in card games).
+:mod:`engine.ai.five35_style`; the hard player's own next decisions searched, see *Own tree*),
+which is a far better model of how a round goes on (Long et al., "Understanding the success of
+perfect information Monte Carlo sampling in game tree search", AAAI 2010, on why this works in
+card games).
 
 How the budget is spent:
 
@@ -190,15 +191,14 @@ def evaluate(game: Five35Game, moves: list[int], rng: random.Random, *, iteratio
         for i, m in enumerate(moves):
             if solved is not None:
                 r = solved[i]
-            elif depth > 0:
-                st = deal.clone()
-                rules.apply(st, m)
-                r = five35_owntree.play(game, st, playout_seed, seat, trees[m], depth, widen, c)
             else:
                 st = deal.clone()
                 rules.apply(st, m)
-                game.playout(st, playout_seed)
-                r = game.rewards(st)[seat]
+                if depth > 0:
+                    r = five35_owntree.play(game, st, playout_seed, seat, trees[m], depth, widen, c)
+                else:
+                    game.playout(st, playout_seed)
+                    r = game.rewards(st)[seat]
             totals[m] += r
             counts[m] += 1
             if keep:

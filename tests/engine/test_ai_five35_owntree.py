@@ -93,18 +93,6 @@ def test_the_tree_counts_each_playout_once_per_own_decision(config, seed, steps,
     walk(root, 1)
 
 
-@settings(max_examples=10, deadline=None)
-@given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(1, 60))
-def test_with_the_tree_every_candidate_is_still_played_on_the_same_deals(config, seed, steps):
-    state = position(config, seed, steps)
-    game = _game(state)
-    moves = five35_pimc.candidates(game, game.rules.legal(game.base))
-    stats = five35_pimc.evaluate(game, moves, random.Random(seed), iterations=24, own_tree=(2, 0.5, 0.5))
-    if len(moves) > 1:
-        assert {n for n, _ in stats.values()} == {24}
-    assert all(0.0 <= total <= n for n, total in stats.values())
-
-
 def test_the_own_tree_stays_in_the_budget_and_sees_only_the_view():  # G-1
     assert_in_budget_and_blind(position(F535[2], 5, 4), HardSettings(five35_own_tree=2))
     assert_in_budget_and_blind(position(F535[0], 8, 9), HardSettings(five35_own_tree=1, five35_own_c=0.2))

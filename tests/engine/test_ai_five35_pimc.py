@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from ai_positions import CONFIGS, position
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -46,13 +47,14 @@ def test_the_candidates_are_every_legal_move_with_pass_last(config, seed, steps)
     assert (moves[-1] == PASS) == (PASS in legal)  # passing is compared whenever it is allowed
 
 
+@pytest.mark.parametrize("own_tree", [(0, 0.0, 0.0), (2, 0.5, 0.5)])  # the policy's, or the own tree
 @settings(max_examples=15, deadline=None)
 @given(config=st.sampled_from(F535), seed=st.integers(0, 2**32), steps=st.integers(1, 60))
-def test_every_candidate_is_played_on_the_same_deals(config, seed, steps):
+def test_every_candidate_is_played_on_the_same_deals(config, seed, steps, own_tree):
     state = position(config, seed, steps)
     game = _game(state)
     moves = five35_pimc.candidates(game, game.rules.legal(game.base))
-    stats = five35_pimc.evaluate(game, moves, random.Random(seed), iterations=24)
+    stats = five35_pimc.evaluate(game, moves, random.Random(seed), iterations=24, own_tree=own_tree)
     if len(moves) > 1:
         assert {n for n, _ in stats.values()} == {24}
     assert all(0.0 <= total <= n for n, total in stats.values())
