@@ -33,7 +33,8 @@
   ``five35_own_c`` its widening and exploration; 0: the policy plays them).  The hard player
   searches its next two (issue 38's thirteenth pass, at 100 ms with 4 seats, paired on the same
   deals: about 7 points more against pimc_race and 4 more against medium; in the fourteenth pass
-  no loss at 2, 3, 5 or 6 seats, and 5 more points with 5 seats and at the mixed table).
+  ahead by the estimate at 2, 3, 5 and 6 seats, clearly by 5 points with 5 seats and at the mixed
+  table).
 * Cinquillo: SO-ISMCTS (:mod:`.ismcts`) with the medium player as playout policy, over deals
   weighted by how likely the others' plays are under a model of the medium player
   (:mod:`.cinquillo_belief`, ``cinquillo_belief_pool`` deals at ``cinquillo_belief_beta``; a
